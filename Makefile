@@ -1,0 +1,52 @@
+# The two quick-start commands: `make site` and `make test`. Each sets up .venv itself.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export NO_MKDOCS_2_WARNING := 1
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: site test serve lint verify update bench check format clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(PY) requirements.txt pyproject.toml
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(PY) -m handbook lint
+
+verify: $(STAMP)
+	$(PY) -m handbook verify
+
+update: $(STAMP)
+	$(PY) -m handbook verify --update
+
+site: lint verify
+	$(VENV)/bin/mkdocs build --strict
+
+serve: $(STAMP)
+	$(VENV)/bin/mkdocs serve
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) -m handbook bench
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format scripts tests
+	$(VENV)/bin/ruff check --fix scripts tests
+
+# "Done" means: formatted, lint-clean code, tests green, the site builds strictly.
+check: $(STAMP)
+	$(VENV)/bin/ruff format --check scripts tests
+	$(VENV)/bin/ruff check scripts tests
+	$(MAKE) test site
+
+clean:
+	rm -rf site .handbook-cache

@@ -1,0 +1,51 @@
+"""A local cache of passed pages, so an unchanged page is not run again. Never committed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from . import ROOT
+
+CACHE = ROOT / ".handbook-cache" / "verify.json"
+
+
+def _tool_hash() -> str:
+    """Changing the verifier itself invalidates every cached result."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class Cache:
+    def __init__(self, path: Path = CACHE, enabled: bool = True):
+        self.path, self.enabled = path, enabled
+        self.entries: dict[str, str] = {}
+        if enabled and path.exists():
+            try:
+                self.entries = json.loads(path.read_text())
+            except (OSError, ValueError):
+                self.entries = {}
+        self.tool = _tool_hash()
+
+    def key(self, page, device: str, env: dict) -> str:
+        parts = [page.examples_hash, device, env["torch"], env["torchvision"], env["python"], self.tool]
+        return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+    def hit(self, page, device: str, env: dict) -> bool:
+        return self.enabled and self.entries.get(f"{page.rel}|{device}") == self.key(page, device, env)
+
+    def store(self, page, device: str, env: dict, passed: bool) -> None:
+        name = f"{page.rel}|{device}"
+        if passed:
+            self.entries[name] = self.key(page, device, env)
+        else:
+            self.entries.pop(name, None)
+
+    def save(self) -> None:
+        if not self.enabled:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(self.entries, indent=1, sort_keys=True))

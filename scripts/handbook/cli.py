@@ -1,0 +1,66 @@
+"""Command line: python -m handbook {lint,verify,bench,codes}."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .fences import DEVICES
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m handbook", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    v = sub.add_parser("verify", help="run every example and compare its output")
+    v.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
+    v.add_argument("--update", action="store_true", help="rewrite expected-output blocks from the actual output")
+    v.add_argument("--device", choices=[*DEVICES, "all"], default="all")
+    v.add_argument("--jobs", type=int, default=None, help="pages run at once (default: number of cores)")
+    v.add_argument("--no-cache", action="store_true", help="run every page, even unchanged ones")
+    v.add_argument("--no-record", action="store_true", help="do not write docs/verification.json")
+
+    lint = sub.add_parser("lint", help="check front matter, tags, sections, signatures and links")
+    lint.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
+
+    sub.add_parser("codes", help="list the lint codes")
+
+    b = sub.add_parser("bench", help="measure per-page isolation overhead against a fresh process per page")
+    b.add_argument("paths", nargs="*")
+    b.add_argument("--repeat", type=int, default=3)
+
+    args = parser.parse_args(argv)
+    if args.command == "verify":
+        from . import record
+        from .verify import print_report, verify
+
+        devices = DEVICES if args.device == "all" else (args.device,)
+        try:
+            report = verify(
+                args.paths or None,
+                devices=devices,
+                update=args.update,
+                jobs=args.jobs,
+                use_cache=not args.no_cache,
+                record_path=None if args.no_record else record.RECORD,
+            )
+        except FileNotFoundError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print_report(report, devices)
+        return 1 if report.failed else 0
+    if args.command == "lint":
+        from .lint import main as lint_main
+
+        return lint_main(args.paths or None)
+    if args.command == "codes":
+        from .lint import CODES
+
+        for code, meaning in sorted(CODES.items()):
+            print(f"{code}  {meaning}")
+        return 0
+    if args.command == "bench":
+        from .bench import main as bench_main
+
+        return bench_main(args.paths or None, args.repeat)
+    return 2

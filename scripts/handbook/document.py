@@ -1,0 +1,225 @@
+"""Parse a Markdown page into its regions: front matter, headings, links and examples.
+
+Line numbers are 1-based and always those of the page file, so every example is named `path:line`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import yaml
+from markdown_it import MarkdownIt
+
+from . import ROOT
+from .fences import FenceError, Options, parse_options, parse_output_label, split_info
+
+_INCLUDE = re.compile(r'^--8<--\s+"([^"]+)"$')
+_KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
+_md = MarkdownIt("commonmark").enable("table")
+
+
+@dataclass
+class OutputBlock:
+    line: int  # opening fence
+    end_line: int  # closing fence
+    text: str
+    label: str  # "" shared, "cuda" CUDA-only
+
+
+@dataclass
+class Example:
+    path: str
+    line: int  # opening fence of the python block
+    end_line: int  # its closing fence
+    indent: str  # indentation of the fence (inside list items)
+    code: str
+    filename: str  # what tracebacks name: the page, or the included script
+    code_line: int  # line of the code's first line in `filename`
+    options: Options
+    include: str | None = None
+    error: str | None = None  # a fence or include problem: the example cannot run
+    output: OutputBlock | None = None
+    cuda_output: OutputBlock | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def expected(self, device: str) -> str:
+        if device == "cuda" and self.cuda_output is not None:
+            return self.cuda_output.text
+        return self.output.text if self.output is not None else ""
+
+    def runs_on(self, device: str) -> bool:
+        return device in self.options.devices
+
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+    line: int
+
+
+@dataclass
+class Link:
+    target: str
+    line: int
+
+
+@dataclass
+class Problem:
+    """A structural problem found while parsing; lint reports it under `code`."""
+
+    line: int
+    code: str
+    message: str
+
+
+@dataclass
+class Page:
+    path: Path
+    rel: str
+    text: str
+    front: dict | None = None
+    front_lines: dict[str, int] = field(default_factory=dict)
+    headings: list[Heading] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    examples: list[Example] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str | None:
+        return self.front.get("kind") if isinstance(self.front, dict) else None
+
+    @cached_property
+    def examples_hash(self) -> str:
+        """What verification covers: code, options and expected output of every example."""
+        data = [
+            [e.code, e.options.raw, e.output.text if e.output else None, e.cuda_output.text if e.cuda_output else None]
+            for e in self.examples
+        ]
+        return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
+
+
+def relpath(path: Path) -> str:
+    path = path.resolve()
+    try:
+        return path.relative_to(ROOT).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def parse_page(path: Path, text: str | None = None) -> Page:
+    path = Path(path)
+    if text is None:
+        text = path.read_text(encoding="utf-8")
+    page = Page(path=path.resolve(), rel=relpath(path), text=text)
+    lines = text.split("\n")
+    body_lines = _read_front_matter(page, lines)
+    tokens = _md.parse("\n".join(body_lines))
+    _collect(page, tokens, lines)
+    return page
+
+
+def _read_front_matter(page: Page, lines: list[str]) -> list[str]:
+    """Parse the front matter; return the lines with it blanked, so line numbers stay true."""
+    if not lines or lines[0].strip() != "---":
+        page.problems.append(Problem(1, "HB001", "page has no front matter (a first line '---')"))
+        return lines
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        page.problems.append(Problem(1, "HB001", "front matter is not closed by a line '---'"))
+        return lines
+    block = "\n".join(lines[1:end])
+    try:
+        data = yaml.safe_load(block) if block.strip() else {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark else 1
+        page.problems.append(Problem(line, "HB001", f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}"))
+        return [""] * (end + 1) + lines[end + 1 :]
+    if not isinstance(data, dict):
+        page.problems.append(Problem(1, "HB001", "front matter must be a mapping of keys to values"))
+        data = None
+    page.front = data
+    for i in range(1, end):
+        m = _KEY_LINE.match(lines[i])
+        if m:
+            page.front_lines.setdefault(m.group(1), i + 1)
+    return [""] * (end + 1) + lines[end + 1 :]
+
+
+def _collect(page: Page, tokens, lines: list[str]) -> None:
+    last_example: Example | None = None
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            inline = tokens[i + 1]
+            page.headings.append(Heading(int(tok.tag[1]), inline.content.strip(), tok.map[0] + 1))
+        elif tok.type == "inline" and tok.children:
+            for child in tok.children:
+                if child.type == "link_open":
+                    page.links.append(Link(str(child.attrGet("href") or ""), tok.map[0] + 1))
+        elif tok.type == "fence":
+            line, end_line = tok.map[0] + 1, tok.map[1]
+            try:
+                lang, words = split_info(tok.info)
+            except FenceError as exc:
+                page.problems.append(Problem(line, "HB060", str(exc)))
+                lang, words = "", []
+            if lang == "python":
+                last_example = _example(page, tok, line, end_line, words, lines)
+                page.examples.append(last_example)
+            elif lang == "output":
+                _attach_output(page, last_example, tok, line, end_line, words, lines)
+            else:
+                last_example = None
+
+
+def _example(page: Page, tok, line: int, end_line: int, words: list[str], lines: list[str]) -> Example:
+    indent = lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]
+    error = None
+    try:
+        options = parse_options(words)
+    except FenceError as exc:
+        options, error = Options(raw=" ".join(words)), str(exc)
+        page.problems.append(Problem(line, "HB060", str(exc)))
+    code, filename, code_line, include = tok.content, page.rel, line + 1, None
+    m = _INCLUDE.match(code.strip())
+    if m:
+        include = m.group(1)
+        script = ROOT / include
+        if script.is_file():
+            code, filename, code_line = script.read_text(encoding="utf-8"), include, 1
+        else:
+            error = f"included script {include} does not exist"
+            page.problems.append(Problem(line, "HB062", error))
+    return Example(page.rel, line, end_line, indent, code, filename, code_line, options, include, error)
+
+
+def _attach_output(page: Page, example: Example | None, tok, line, end_line, words, lines) -> None:
+    try:
+        label = parse_output_label(words)
+    except FenceError as exc:
+        page.problems.append(Problem(line, "HB061", str(exc)))
+        return
+    block = OutputBlock(line, end_line, tok.content, label)
+    if example is None or not _adjacent(lines, example.cuda_output or example.output or example, line):
+        page.problems.append(Problem(line, "HB061", "output block does not directly follow a python block"))
+    elif label == "" and example.output is None and example.cuda_output is None:
+        example.output = block
+    elif label == "cuda" and example.cuda_output is None:
+        example.cuda_output = block
+    else:
+        page.problems.append(Problem(line, "HB061", f"extra output block for the example at {example.name}"))
+
+
+def _adjacent(lines: list[str], previous, line: int) -> bool:
+    """True when only blank lines stand between the previous fence's end and `line`."""
+    return all(not lines[i].strip() for i in range(previous.end_line, line - 1))

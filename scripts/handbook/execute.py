@@ -1,0 +1,187 @@
+"""Run one page's examples inside a forked child: one namespace, seeded, sandboxed.
+
+The parent (pool.py) forks this from a process that already imported torch, so the child pays no import cost.
+Messages go back over a pipe: ("start", i) before example i, ("result", i, dict) after it, ("end", seconds).
+"""
+
+from __future__ import annotations
+
+import builtins
+import faulthandler
+import io
+import ipaddress
+import os
+import random
+import re
+import resource
+import socket
+import sys
+import time
+import traceback
+import types
+import warnings
+from contextlib import redirect_stderr, redirect_stdout
+
+# Warnings that fail an example unless its fence declares them with warns=.
+STRICT_WARNINGS = (DeprecationWarning, FutureWarning, UserWarning)
+
+
+class NetworkBlocked(ConnectionRefusedError):
+    """Raised when an example tries to reach anything but this machine."""
+
+
+def _is_local(host) -> bool:
+    if host in (None, "", "localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def block_network() -> None:
+    """Refuse connections to anything but loopback (gloo process groups on 127.0.0.1 still work)."""
+    real_connect, real_connect_ex, real_getaddrinfo = (
+        socket.socket.connect,
+        socket.socket.connect_ex,
+        socket.getaddrinfo,
+    )
+
+    def check(sock, address):
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_local(address[0]):
+            raise NetworkBlocked(
+                f"network access is blocked while verifying examples (tried {address[0]}:{address[1]})"
+            )
+
+    def connect(sock, address):
+        check(sock, address)
+        return real_connect(sock, address)
+
+    def connect_ex(sock, address):
+        check(sock, address)
+        return real_connect_ex(sock, address)
+
+    def getaddrinfo(host, *args, **kwargs):
+        if not _is_local(host if not isinstance(host, bytes) else host.decode()):
+            raise NetworkBlocked(f"network access is blocked while verifying examples (tried to resolve {host})")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = connect, connect_ex, getaddrinfo
+
+
+def _exception_class_matches(exc: BaseException, name: str) -> bool:
+    for cls in type(exc).__mro__:
+        if name in (cls.__name__, f"{cls.__module__}.{cls.__qualname__}"):
+            return True
+    return False
+
+
+_BUILD_PATH = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?")
+
+
+def _warning_line(w: warnings.WarningMessage) -> str:
+    # torch's C++ warnings name a source file of the build machine: not part of what the page shows.
+    return f"{w.category.__name__}: {_BUILD_PATH.sub('', str(w.message))}"
+
+
+def _tail(exc: BaseException, filenames: set[str], limit: int = 8) -> str:
+    """The traceback from the example's own frames on, last lines only."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    while frames and frames[0].filename not in filenames:
+        frames = frames[1:]
+    text = "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(exc), exc))
+    lines = text.rstrip("\n").split("\n")
+    return "\n".join(lines[-limit:]) if len(lines) > limit else "\n".join(lines)
+
+
+def run_example(example, namespace: dict) -> dict:
+    """Execute one example; return what happened (output, error, warnings)."""
+    opts = example.options
+    source = "\n" * (example.code_line - 1) + example.code
+    out, err = io.StringIO(), io.StringIO()
+    error = None
+    raised_line = None
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            code = compile(source, example.filename, "exec")
+            with redirect_stdout(out), redirect_stderr(err):
+                exec(code, namespace)
+        except BaseException as exc:  # noqa: BLE001 - examples may raise anything, SystemExit included
+            if opts.raises and _exception_class_matches(exc, opts.raises):
+                raised_line = f"{type(exc).__name__}: {exc}"
+            elif opts.raises:
+                error = f"expected {opts.raises}, got {type(exc).__name__}:\n{_tail(exc, {example.filename})}"
+            else:
+                error = _tail(exc, {example.filename})
+    elapsed = time.perf_counter() - started
+    output = out.getvalue()
+    if opts.raises and raised_line is None and error is None:
+        error = f"expected {opts.raises} to be raised, but the example finished without it"
+    strict = [w for w in caught if issubclass(w.category, STRICT_WARNINGS)]
+    declared = [w for w in strict if opts.warns and _class_named(w.category, opts.warns)]
+    undeclared = [w for w in strict if w not in declared]
+    if opts.warns:
+        declared += [w for w in caught if _class_named(w.category, opts.warns) and w not in declared]
+    if error is None and undeclared:
+        w = undeclared[0]
+        error = f"undeclared warning (declare it with warns={w.category.__name__}):\n{_warning_line(w)}"
+    if error is None and opts.warns and not declared:
+        error = f"expected a {opts.warns} warning, but none was emitted"
+    seen = []
+    for w in declared:
+        line = _warning_line(w)
+        if line not in seen:
+            seen.append(line)
+    if seen:
+        output += "".join(line + "\n" for line in seen)
+    if raised_line is not None:
+        output += raised_line + "\n"
+    return {"output": output, "error": error, "stderr": err.getvalue()[-2000:], "seconds": elapsed}
+
+
+def _class_named(cls: type, name: str) -> bool:
+    return any(name in (c.__name__, f"{c.__module__}.{c.__qualname__}") for c in cls.__mro__)
+
+
+def child_main(page, device: str, conn, workdir: str, threads: int, memory_limit: int | None) -> None:
+    """Entry point of the forked child. Never returns normally: exits with os._exit."""
+    log = open(os.path.join(workdir, ".child.log"), "w")
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    faulthandler.enable(log)
+    code = 0
+    try:
+        if device == "cpu":
+            # The CPU pass sees no GPU, as on a CPU-only machine. CUDA reads this when first used, after the fork.
+            os.environ["CUDA_VISIBLE_DEVICES"] = ""
+        if memory_limit:
+            resource.setrlimit(resource.RLIMIT_DATA, (memory_limit, memory_limit))
+        os.chdir(os.path.join(workdir, "work"))
+        block_network()
+        import numpy
+        import torch
+
+        torch.set_num_threads(threads)
+        random.seed(0)
+        numpy.random.seed(0)
+        torch.manual_seed(0)
+        main = types.ModuleType("__main__")
+        main.__dict__.update({"__builtins__": builtins, "__file__": page.rel, "device": torch.device(device)})
+        sys.modules["__main__"] = main
+        sys.argv = [page.rel]
+        started = time.perf_counter()
+        for i, example in enumerate(page.examples):
+            if example.error or example.options.skip or not example.runs_on(device):
+                continue
+            conn.send(("start", i))
+            conn.send(("result", i, run_example(example, main.__dict__)))
+        conn.send(("end", time.perf_counter() - started))
+    except BaseException:  # noqa: BLE001
+        traceback.print_exc()
+        code = 70
+    finally:
+        sys.stdout.flush()
+        log.flush()
+        os._exit(code)

@@ -1,0 +1,88 @@
+"""Fence info strings: ```python raises=RuntimeError devices=cpu``` and ```output cuda```."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+DEVICES = ("cpu", "cuda")
+DEFAULT_TIMEOUT = 60.0
+OPTION_NAMES = ("devices", "raises", "warns", "nondeterministic", "timeout", "skip")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+class FenceError(ValueError):
+    """A fence line that cannot be understood."""
+
+
+@dataclass(frozen=True)
+class Options:
+    devices: tuple[str, ...] = DEVICES
+    raises: str | None = None
+    warns: str | None = None
+    nondeterministic: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    skip: str | None = None
+    raw: str = ""
+
+
+def split_info(info: str) -> tuple[str, list[str]]:
+    """Language and the remaining words of a fence info string."""
+    try:
+        words = shlex.split(info)
+    except ValueError as exc:
+        raise FenceError(f"unreadable fence line {info!r}: {exc}") from exc
+    if not words:
+        return "", []
+    return words[0], words[1:]
+
+
+def parse_options(words: list[str]) -> Options:
+    values: dict[str, str] = {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep:
+            raise FenceError(f"fence option {word!r} needs a value (name=value)")
+        if key not in OPTION_NAMES:
+            raise FenceError(f"unknown fence option {key!r} (known: {', '.join(OPTION_NAMES)})")
+        if key in values:
+            raise FenceError(f"fence option {key!r} given twice")
+        if not value:
+            raise FenceError(f"fence option {key!r} has an empty value")
+        values[key] = value
+    kwargs: dict = {"raw": " ".join(words)}
+    if "devices" in values:
+        devices = tuple(d.strip() for d in values["devices"].split(","))
+        bad = [d for d in devices if d not in DEVICES]
+        if bad or not devices:
+            raise FenceError(f"devices must be cpu, cuda or cpu,cuda, not {values['devices']!r}")
+        kwargs["devices"] = tuple(d for d in DEVICES if d in devices)
+    for key in ("raises", "warns"):
+        if key in values:
+            if not _NAME.match(values[key]):
+                raise FenceError(f"{key}= needs an exception class name, not {values[key]!r}")
+            kwargs[key] = values[key]
+    if "timeout" in values:
+        try:
+            timeout = float(values["timeout"])
+        except ValueError:
+            timeout = -1.0
+        if timeout <= 0:
+            raise FenceError(f"timeout must be a positive number of seconds, not {values['timeout']!r}")
+        kwargs["timeout"] = timeout
+    for key in ("nondeterministic", "skip"):
+        if key in values:
+            kwargs[key] = values[key]
+    if "raises" in kwargs and "nondeterministic" in kwargs:
+        raise FenceError("raises= and nondeterministic= cannot be combined")
+    return Options(**kwargs)
+
+
+def parse_output_label(words: list[str]) -> str:
+    """'' for the shared expected output, 'cuda' for the CUDA-only one."""
+    if not words:
+        return ""
+    if words == ["cuda"]:
+        return "cuda"
+    raise FenceError(f"an output fence takes no options except 'cuda', not {' '.join(words)!r}")

@@ -1,0 +1,77 @@
+"""The verification record (docs/verification.json): per page and device, what was verified, where and when.
+
+Only the verifier writes it. A record whose hash differs from the page's current examples hash is stale.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import importlib.util
+import json
+import os
+import platform
+import re
+import tempfile
+from pathlib import Path
+
+from . import DOCS
+
+RECORD = DOCS / "verification.json"
+
+
+def _version(package: str) -> str:
+    """A package's full version (torch's carries its build, like 2.14.1+cu130), read without importing it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return "not installed"
+    version_file = Path(next(iter(spec.submodule_search_locations))) / "version.py"
+    m = (
+        re.search(r"^__version__\s*=\s*['\"]([^'\"]+)", version_file.read_text(), re.M)
+        if version_file.exists()
+        else None
+    )
+    return m.group(1) if m else importlib.metadata.version(package)
+
+
+def environment() -> dict:
+    return {"torch": _version("torch"), "torchvision": _version("torchvision"), "python": platform.python_version()}
+
+
+def load(path: Path = RECORD) -> dict:
+    if not path.exists():
+        return {"pages": {}}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def save(record: dict, path: Path = RECORD) -> None:
+    record["pages"] = dict(sorted(record["pages"].items()))
+    write_atomic(path, json.dumps(record, indent=1, ensure_ascii=False, sort_keys=False) + "\n")
+
+
+def entry(examples_hash: str, counts: dict, env: dict, gpu: str | None, previous: dict | None) -> dict:
+    outcome = "failed" if counts["failed"] else "passed" if counts["passed"] else "skipped"
+    new = {"hash": examples_hash, "outcome": outcome, **counts, **env}
+    if gpu:
+        new["gpu"] = gpu
+    # Re-verifying identical content keeps its date, so the record only changes when something did.
+    same = previous and all(previous.get(k) == v for k, v in new.items())
+    new["date"] = previous["date"] if same else datetime.date.today().isoformat()
+    return new
+
+
+def status(record: dict, rel: str, device: str, examples_hash: str) -> tuple[str, dict | None]:
+    """'verified', 'failed', 'skipped', 'stale' or 'unverified', and the entry behind it."""
+    found = record.get("pages", {}).get(rel, {}).get(device)
+    if not found:
+        return "unverified", None
+    if found.get("hash") != examples_hash:
+        return "stale", found
+    return {"passed": "verified"}.get(found.get("outcome"), found.get("outcome", "unverified")), found

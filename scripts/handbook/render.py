@@ -1,0 +1,107 @@
+"""The render step: turn a verified page into the Markdown the site generator shows.
+
+Independent of MkDocs: it takes page text and the verification record and returns Markdown. The MkDocs hook
+(mkdocs_hooks.py) only calls it, so another generator reading the same files can call it too.
+"""
+
+from __future__ import annotations
+
+import html
+
+from . import record as records
+from .document import Example, Page, parse_page
+from .signatures import signature_text
+
+DEVICE_LABEL = {"cpu": "CPU", "cuda": "CUDA"}
+
+
+def badge(device: str, state: str, entry: dict | None) -> str:
+    label = DEVICE_LABEL[device]
+    if state == "verified":
+        where = f"{label} · {entry['gpu']}" if device == "cuda" and entry.get("gpu") else f"Verified on {label}"
+        text = f"{where} · torch {entry['torch']} · {entry['date']}"
+    else:
+        text = {
+            "failed": f"{label}: verification failed",
+            "stale": f"{label}: stale — examples changed after the last verification",
+            "skipped": f"{label}: no example runs here",
+        }.get(state, f"{label}: not yet verified")
+    return f'<span class="hb-badge hb-{state}">{html.escape(text)}</span>'
+
+
+def badges(page: Page, record: dict) -> str:
+    spans = [badge(d, *records.status(record, page.rel, d, page.examples_hash)) for d in ("cpu", "cuda")]
+    return f'<p class="hb-badges">{" ".join(spans)}</p>'
+
+
+def _output_lines(ex: Example) -> list[str]:
+    ind = ex.indent
+    title = "Sample output — not compared: " + ex.options.nondeterministic if ex.options.nondeterministic else "Output"
+
+    def block(text: str, label: str) -> list[str]:
+        fence = "````" if "```" in text else "```"
+        body = [f"{ind}{line}" if line else "" for line in text.rstrip("\n").split("\n")]
+        return [f'{ind}{fence}text title="{label}"', *body, f"{ind}{fence}"]
+
+    if ex.cuda_output is None:
+        return block(ex.output.text, title)
+    lines = []
+    for tab, out in (("CPU", ex.output), ("CUDA", ex.cuda_output)):
+        lines += (
+            [f'{ind}=== "{tab}"', ""]
+            + [f"{ind}    {line[len(ind) :]}" if line else "" for line in block(out.text, title)]
+            + [""]
+        )
+    return lines[:-1]
+
+
+def _code_header(ex: Example) -> str:
+    notes = []
+    o = ex.options
+    if o.raises:
+        notes.append(f"raises {o.raises}")
+    if o.warns:
+        notes.append(f"warns {o.warns}")
+    if o.skip:
+        notes.append(f"not run: {o.skip}")
+    if o.devices != ("cpu", "cuda"):
+        notes.append(f"{'/'.join(DEVICE_LABEL[d] for d in o.devices)} only")
+    title = f' title="{"; ".join(notes)}"' if notes else ""
+    return f"{ex.indent}```python{title}"
+
+
+def render(text: str, path, record: dict) -> str:
+    """Markdown for the site: front matter removed, badges and signature added, fences made plain."""
+    page = parse_page(path, text)
+    lines = text.split("\n")
+    edits: list[tuple[int, int, list[str]]] = []  # 0-based [start, end) → replacement
+    for ex in page.examples:
+        edits.append((ex.line - 1, ex.line, [_code_header(ex)]))
+        if ex.output is not None:
+            end = (ex.cuda_output or ex.output).end_line
+            edits.append((ex.output.line - 1, end, _output_lines(ex)))
+    h1 = next((h for h in page.headings if h.level == 1), None)
+    if h1 is not None and page.examples:
+        edits.append((h1.line, h1.line, ["", badges(page, record)]))
+    official = next((h for h in page.headings if h.level == 2 and h.text == "Official definition"), None)
+    api = page.front.get("api") if page.front else None
+    if official is not None and api:
+        sig = signature_text(api)
+        if sig:
+            edits.append(
+                (
+                    official.line,
+                    official.line,
+                    ["", '```python title="Signature (from the installed torch)"', sig, "```"],
+                )
+            )
+    for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
+        lines[start:end] = new
+    if page.front is not None or (lines and lines[0].strip() == "---"):
+        close = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+        lines = lines[close + 1 :]
+    return "\n".join(lines)
+
+
+def load_record() -> dict:
+    return records.load()

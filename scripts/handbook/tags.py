@@ -1,0 +1,36 @@
+"""The tag vocabulary in tags/tags.yml: the one source for lint (HB010) and mkdocs' tags_allowed."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from . import ROOT
+
+TAGS_FILE = ROOT / "tags" / "tags.yml"
+FIELDS = ("id", "en", "zh", "description")
+
+
+class VocabularyError(ValueError):
+    pass
+
+
+@lru_cache(maxsize=4)
+def load(path: Path = TAGS_FILE) -> tuple[dict, ...]:
+    entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    seen: set[str] = set()
+    for n, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict) or sorted(entry) != sorted(FIELDS):
+            raise VocabularyError(f"{path}: entry {n} must have exactly the fields {', '.join(FIELDS)}")
+        if any(not isinstance(entry[f], str) or not entry[f].strip() for f in FIELDS):
+            raise VocabularyError(f"{path}: entry {n} ({entry.get('id')}) has an empty field")
+        if entry["id"] in seen:
+            raise VocabularyError(f"{path}: tag id {entry['id']!r} is listed twice")
+        seen.add(entry["id"])
+    return tuple(entries)
+
+
+def ids(path: Path = TAGS_FILE) -> list[str]:
+    return [entry["id"] for entry in load(path)]

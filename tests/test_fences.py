@@ -1,0 +1,52 @@
+import pytest
+from handbook.fences import FenceError, parse_options, parse_output_label, split_info
+
+
+def test_defaults():
+    opts = parse_options([])
+    assert opts.devices == ("cpu", "cuda") and opts.timeout == 60 and opts.raises is None
+
+
+def test_all_options():
+    lang, words = split_info('python devices=cuda raises=torch.OutOfMemoryError timeout=5 skip="needs data"')
+    opts = parse_options(words)
+    assert lang == "python"
+    assert opts.devices == ("cuda",)
+    assert opts.raises == "torch.OutOfMemoryError"
+    assert opts.timeout == 5.0
+    assert opts.skip == "needs data"
+
+
+def test_devices_are_ordered_and_deduplicated():
+    assert parse_options(["devices=cuda,cpu"]).devices == ("cpu", "cuda")
+
+
+@pytest.mark.parametrize(
+    "words, message",
+    [
+        (["device=cpu"], "unknown fence option 'device'"),
+        (["devices=tpu"], "devices must be"),
+        (["timeout=-1"], "timeout must be a positive"),
+        (["timeout=soon"], "timeout must be a positive"),
+        (["raises=not", "a"], "needs a value"),
+        (["raises=1Error"], "needs an exception class name"),
+        (["skip"], "needs a value"),
+        (["skip=a", "skip=b"], "given twice"),
+        (["raises=ValueError", "nondeterministic=x"], "cannot be combined"),
+    ],
+)
+def test_bad_options(words, message):
+    with pytest.raises(FenceError, match=message):
+        parse_options(words)
+
+
+def test_unreadable_quotes():
+    with pytest.raises(FenceError, match="unreadable"):
+        split_info('python skip="open')
+
+
+def test_output_labels():
+    assert parse_output_label([]) == ""
+    assert parse_output_label(["cuda"]) == "cuda"
+    with pytest.raises(FenceError):
+        parse_output_label(["cpu"])

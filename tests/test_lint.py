@@ -1,0 +1,53 @@
+"""Every lint code has a failing fixture page, and on that page exactly that code fires."""
+
+from pathlib import Path
+
+import pytest
+from handbook.document import parse_page
+from handbook.lint import CODES, lint, lint_page, orphan_scripts
+
+LINT = Path(__file__).parent / "fixtures" / "lint"
+PAGE_CODES = sorted(code for code in CODES if code != "HB080")
+
+
+def _pages(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.md"))
+
+
+def test_every_code_has_a_fixture():
+    assert sorted(p.name for p in LINT.iterdir() if p.name.startswith("HB")) == sorted(CODES)
+
+
+@pytest.mark.parametrize("code", PAGE_CODES)
+def test_fixture_fires_exactly_its_code(code):
+    pages = _pages(LINT / code)
+    assert pages, f"no fixture page for {code}"
+    findings = [f for page in pages for f in lint_page(parse_page(page))]
+    assert findings, f"{code}: the fixture produced no finding"
+    assert {f.code for f in findings} == {code}, [str(f) for f in findings]
+
+
+def test_valid_pages_are_clean():
+    findings = [f for page in _pages(LINT / "valid") for f in lint_page(parse_page(page))]
+    assert findings == []
+
+
+def test_orphan_script_fires_hb080():
+    pages = [parse_page(p) for p in _pages(LINT / "HB080" / "docs")]
+    findings = list(orphan_scripts(pages, LINT / "HB080" / "examples"))
+    assert [f.code for f in findings] == ["HB080"]
+    assert findings[0].path.endswith("HB080/examples/orphan.py")
+
+
+def test_findings_are_printed_path_line_code_message():
+    (finding,) = lint([str(LINT / "HB010")])
+    assert str(finding).endswith("HB010/torch/cat.md:5: HB010 tag 'shape-op' is not in tags/tags.yml")
+
+
+def test_cli_exit_codes(capsys):
+    from handbook.cli import main
+
+    assert main(["lint", str(LINT / "valid")]) == 0
+    assert main(["lint", str(LINT / "HB031")]) == 1
+    assert "HB031" in capsys.readouterr().out
+    assert main(["lint", str(LINT / "no-such-folder")]) == 2
