@@ -55,7 +55,15 @@ def run_jobs(jobs: list[Job], workers: int, memory_limit: int | None = None, on_
     """Run every job; call on_done(job) as each finishes. Faults fail that job only."""
     pending = list(jobs)
     running: list[_Running] = []
+    exiting: list = []  # children that sent their results and are still tearing down their memory
     threads = max(1, (os.cpu_count() or 1) // max(1, workers))
+
+    def finish(r: _Running) -> None:
+        _finish(r)
+        running.remove(r)
+        if on_done:
+            on_done(r.job)
+
     while pending or running:
         while pending and len(running) < workers:
             running.append(_start(pending.pop(0), threads, memory_limit))
@@ -68,23 +76,24 @@ def run_jobs(jobs: list[Job], workers: int, memory_limit: int | None = None, on_
         for r in list(running):
             if r.conn in ready or r.process.sentinel in ready:
                 _drain(r)
-            if not r.process.is_alive() or r.ended:
+            if r.ended:
+                # The page is done once its results are in; the exit of a large process is reaped later.
+                exiting.append(r.process)
+                finish(r)
+            elif not r.process.is_alive():
                 r.process.join()
                 _drain(r)
-                _finish(r)
-                running.remove(r)
-                if on_done:
-                    on_done(r.job)
+                finish(r)
             elif r.deadline is not None and time.monotonic() >= r.deadline:
                 example = r.job.page.examples[r.current]
                 r.process.kill()
                 r.process.join()
                 r.job.aborted = f"timed out after {example.options.timeout:g} s"
                 r.job.aborted_at = r.current
-                _finish(r)
-                running.remove(r)
-                if on_done:
-                    on_done(r.job)
+                finish(r)
+        exiting = [p for p in exiting if p.is_alive()]
+    for process in exiting:
+        process.join()
     return jobs
 
 

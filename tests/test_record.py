@@ -1,0 +1,89 @@
+"""The cache, the verification record, staleness, and the badges rendered from the record."""
+
+import json
+import shutil
+from pathlib import Path
+
+from handbook import record, render
+from handbook.verify import verify
+
+OK = Path(__file__).parent / "fixtures" / "verify" / "ok.md"
+
+
+def _setup(tmp_path):
+    page = tmp_path / "ok.md"
+    shutil.copy(OK, page)
+    return page, tmp_path / "verification.json", tmp_path / "cache.json"
+
+
+def test_unchanged_page_is_not_run_again(tmp_path):
+    page, rec, cache = _setup(tmp_path)
+    first = verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
+    assert (first.pages_run, first.pages_cached) == (1, 0)
+    second = verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
+    assert (second.pages_run, second.pages_cached) == (0, 1)
+    assert second.count("passed") == first.count("passed") and all(
+        o.cached for o in second.outcomes if o.status == "passed"
+    )
+    page.write_text(page.read_text().replace("print(x * 2)", "print(x * 2)  # changed"))
+    third = verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
+    assert third.pages_run == 1
+    forced = verify([str(page)], devices=("cpu",), use_cache=False, record_path=rec, cache_path=cache)
+    assert forced.pages_run == 1
+
+
+def test_failed_pages_are_never_cached(tmp_path):
+    page, rec, cache = _setup(tmp_path)
+    page.write_text(page.read_text().replace("6.0 cpu", "7.0 cpu"))
+    verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
+    again = verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
+    assert again.pages_run == 1 and again.failed == 1
+
+
+def test_record_holds_hash_versions_date_outcome(tmp_path):
+    page, rec, cache = _setup(tmp_path)
+    verify([str(page)], devices=("cpu", "cuda"), record_path=rec, cache_path=cache)
+    data = json.loads(rec.read_text())
+    (entry,) = data["pages"].values()
+    cpu = entry["cpu"]
+    assert set(cpu) >= {"hash", "outcome", "torch", "torchvision", "python", "date", "passed", "failed", "skipped"}
+    assert cpu["outcome"] == "passed" and cpu["torch"].startswith("2.14.1")
+    assert "cuda" not in entry  # nothing ran on CUDA, so nothing is recorded for it
+
+
+def test_failed_page_is_recorded_as_failed(tmp_path):
+    page, rec, cache = _setup(tmp_path)
+    page.write_text(page.read_text().replace("6.0 cpu", "7.0 cpu"))
+    verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
+    (entry,) = json.loads(rec.read_text())["pages"].values()
+    assert entry["cpu"]["outcome"] == "failed" and entry["cpu"]["failed"] == 1
+
+
+def test_changed_examples_make_the_record_stale_and_the_badge_says_so(tmp_path):
+    page, rec, cache = _setup(tmp_path)
+    verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
+    data = record.load(rec)
+    html = render.render(page.read_text(), page, data)
+    assert "Verified on CPU · torch 2.14.1" in html and "CUDA: not yet verified" in html
+    page.write_text(page.read_text().replace("print(x * 2)", "print(x * 3)"))
+    html = render.render(page.read_text(), page, data)
+    assert "Verified on CPU" not in html and "CPU: stale" in html
+
+
+def test_failed_record_never_displays_as_verified(tmp_path):
+    page, rec, cache = _setup(tmp_path)
+    page.write_text(page.read_text().replace("6.0 cpu", "7.0 cpu"))
+    verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
+    html = render.render(page.read_text(), page, record.load(rec))
+    assert "Verified" not in html and "CPU: verification failed" in html
+
+
+def test_reverifying_identical_content_keeps_the_date(tmp_path):
+    page, rec, cache = _setup(tmp_path)
+    verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
+    data = json.loads(rec.read_text())
+    (name,) = data["pages"]
+    data["pages"][name]["cpu"]["date"] = "2000-01-01"
+    rec.write_text(json.dumps(data))
+    verify([str(page)], devices=("cpu",), use_cache=False, record_path=rec, cache_path=cache)
+    assert json.loads(rec.read_text())["pages"][name]["cpu"]["date"] == "2000-01-01"

@@ -1,0 +1,51 @@
+"""Golden tests for `verify --update`: input page and expected page side by side in fixtures/update/."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from handbook.verify import verify
+
+UPDATE = Path(__file__).parent / "fixtures" / "update"
+CASES = sorted(p.name.removesuffix(".in.md") for p in UPDATE.glob("*.in.md"))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_update_rewrites_only_output_blocks(case, tmp_path, capsys):
+    page = tmp_path / f"{case}.md"
+    shutil.copy(UPDATE / f"{case}.in.md", page)
+    before = verify([str(page)], devices=("cpu",), use_cache=False, record_path=None)
+    assert before.failed, "the input page must start out failing"
+    report = verify([str(page)], devices=("cpu",), update=True, use_cache=False, record_path=None)
+    assert report.failed == 0
+    assert page.read_text() == (UPDATE / f"{case}.expected.md").read_text()
+    assert report.changes  # it says what it changed
+    again = verify([str(page)], devices=("cpu",), use_cache=False, record_path=None)
+    assert again.failed == 0 and not again.changes
+
+
+def test_update_leaves_no_temporary_files(tmp_path):
+    page = tmp_path / "p.md"
+    shutil.copy(UPDATE / "outputs.in.md", page)
+    verify([str(page)], devices=("cpu",), update=True, use_cache=False, record_path=None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.md"]
+
+
+def test_one_changed_digit_fails_and_update_restores_only_that_block(tmp_path):
+    """The issue's check: change one digit, verify fails with path:line and a diff; --update restores it."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    page = repo / "page.md"
+    shutil.copy(UPDATE / "outputs.expected.md", page)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "page"], check=True)
+    page.write_text(page.read_text().replace("torch.Size([3])", "torch.Size([4])"))
+    report = verify([str(page)], devices=("cpu",), use_cache=False, record_path=None)
+    (failed,) = [o for o in report.outcomes if o.status == "failed"]
+    assert failed.example.name.endswith("page.md:23") and "-torch.Size([4])" in failed.detail
+    verify([str(page)], devices=("cpu",), update=True, use_cache=False, record_path=None)
+    assert subprocess.run([*git, "diff", "--exit-code"], capture_output=True).returncode == 0
