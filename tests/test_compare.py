@@ -1,4 +1,5 @@
 import pytest
+
 from handbook.compare import diff, matches, matches_on_cuda, normalize_cuda
 
 

@@ -1,4 +1,5 @@
 import pytest
+
 from handbook.fences import FenceError, parse_options, parse_output_label, split_info
 
 

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+
 from handbook.document import parse_page
 from handbook.lint import CODES, lint, lint_page, orphan_scripts
 

@@ -1,4 +1,5 @@
 import pytest
+
 from handbook import tags
 
 
@@ -36,8 +37,9 @@ def test_bad_vocabulary_is_refused(tmp_path, text, message):
 
 
 def test_mkdocs_tags_allowed_comes_from_the_vocabulary():
-    from handbook import ROOT, mkdocs_hooks
     from mkdocs.config import load_config
+
+    from handbook import ROOT, mkdocs_hooks
 
     config = load_config(str(ROOT / "mkdocs.yml"))
     mkdocs_hooks.on_config(config)

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+
 from handbook.verify import NO_GPU, verify
 
 PAGES = Path(__file__).parent / "fixtures" / "verify"

@@ -8,7 +8,6 @@ import sys
 
 from .fences import DEVICES
 
-
 TUNABLE = "glibc.malloc.hugetlb=1"
 
 
