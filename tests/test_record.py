@@ -87,3 +87,11 @@ def test_reverifying_identical_content_keeps_the_date(tmp_path):
     rec.write_text(json.dumps(data))
     verify([str(page)], devices=("cpu",), use_cache=False, record_path=rec, cache_path=cache)
     assert json.loads(rec.read_text())["pages"][name]["cpu"]["date"] == "2000-01-01"
+
+
+def test_pages_outside_the_record_folder_are_not_recorded(tmp_path):
+    page, _, cache = _setup(tmp_path)
+    rec = tmp_path / "elsewhere" / "verification.json"
+    rec.parent.mkdir()
+    verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
+    assert json.loads(rec.read_text())["pages"] == {}

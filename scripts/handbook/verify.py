@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import DOCS, ROOT, record
+from . import DOCS, record
 from .cache import CACHE, Cache
 from .compare import diff, matches, matches_on_cuda
 from .document import Example, Page, parse_page
@@ -139,7 +139,7 @@ class Progress:
     def __init__(self, total: int, stream):
         self.total, self.done, self.stream = total, 0, stream
         self.bar = None
-        if stream.isatty() and total:
+        if sys.stdout.isatty() and total:
             from rich.progress import Progress as RichProgress
 
             self.bar = RichProgress(transient=True)
@@ -220,7 +220,11 @@ def verify(
             ran = (page.rel, device) in by_job or any(o.cached for o in outcomes)
             if ran:
                 cache.store(page, device, env, passed=not counts["failed"])
-            if store is not None and (ran or (device == "cpu" and page.examples)):
+            if (
+                store is not None
+                and page.path.is_relative_to(record_path.parent)
+                and (ran or (device == "cpu" and page.examples))
+            ):
                 previous = store["pages"].get(page.rel, {}).get(device)
                 store["pages"].setdefault(page.rel, {})[device] = record.entry(
                     page.examples_hash, counts, env, gpu if device == "cuda" else None, previous
@@ -282,6 +286,3 @@ def print_report(report: Report, devices, out=None) -> None:
         )
     print(f"pages run: {report.pages_run}, from cache: {report.pages_cached}; {report.seconds:.1f} s", file=out)
     print(f"{report.count('passed')} passed, {report.failed} failed, {report.count('skipped')} skipped", file=out)
-
-
-ROOT  # noqa: B018 - re-exported for callers that resolve paths
