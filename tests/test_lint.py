@@ -52,3 +52,19 @@ def test_cli_exit_codes(capsys):
     assert main(["lint", str(LINT / "HB031")]) == 1
     assert "HB031" in capsys.readouterr().out
     assert main(["lint", str(LINT / "no-such-folder")]) == 2
+
+
+@pytest.mark.parametrize(
+    "api, params",
+    [
+        ("torch.cat", ["tensors", "dim", "out"]),  # builtin: the docstring's signature line
+        ("torch.max", ["input", "out", "dim", "keepdim", "other"]),  # every overload, not the return annotation
+        ("torch.nn.Module.to", ["device", "dtype", "non_blocking", "tensor", "memory_format"]),  # (*args, **kwargs)
+        ("torch.Tensor.backward", ["gradient", "retain_graph", "create_graph", "inputs"]),  # Python: inspect
+        ("torch.einsum", ["equation", "operands"]),
+    ],
+)
+def test_real_signatures(api, params):
+    from handbook.signatures import parameters, resolve
+
+    assert parameters(resolve(api)) == params

@@ -95,3 +95,27 @@ def test_pages_outside_the_record_folder_are_not_recorded(tmp_path):
     rec.parent.mkdir()
     verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
     assert json.loads(rec.read_text())["pages"] == {}
+
+
+def _hammer(path, worker):
+    for n in range(25):
+        record.update(
+            path,
+            {(f"docs/p{worker}-{n}.md", "cpu"): ("h", {"passed": 1, "failed": 0, "skipped": 0})},
+            {"torch": "t", "torchvision": "v", "python": "p"},
+            None,
+            None,
+        )
+
+
+def test_concurrent_verifiers_do_not_lose_each_others_records(tmp_path):
+    import multiprocessing
+
+    path = tmp_path / "verification.json"
+    ctx = multiprocessing.get_context("fork")
+    workers = [ctx.Process(target=_hammer, args=(path, w)) for w in range(6)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert len(json.loads(path.read_text())["pages"]) == 6 * 25

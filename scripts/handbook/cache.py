@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from . import ROOT
+from .record import locked, write_atomic
 
 CACHE = ROOT / ".handbook-cache" / "verify.json"
 
@@ -29,6 +30,8 @@ class Cache:
             except (OSError, ValueError):
                 self.entries = {}
         self.tool = _tool_hash()
+        self.changed: dict[str, str] = {}
+        self.dropped: set[str] = set()
 
     def key(self, page, device: str, env: dict) -> str:
         parts = [page.examples_hash, device, env["torch"], env["torchvision"], env["python"], self.tool]
@@ -40,12 +43,20 @@ class Cache:
     def store(self, page, device: str, env: dict, passed: bool) -> None:
         name = f"{page.rel}|{device}"
         if passed:
-            self.entries[name] = self.key(page, device, env)
+            self.entries[name] = self.changed[name] = self.key(page, device, env)
         else:
             self.entries.pop(name, None)
+            self.changed.pop(name, None)
+            self.dropped.add(name)
 
     def save(self) -> None:
+        """Merge this run's entries into the file, so verifiers running at once do not lose each other's."""
         if not self.enabled:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(self.entries, indent=1, sort_keys=True))
+        with locked(self.path):
+            on_disk = Cache(self.path).entries
+            on_disk.update(self.changed)
+            for name in self.dropped:
+                on_disk.pop(name, None)
+            write_atomic(self.path, json.dumps(on_disk, indent=1, sort_keys=True))

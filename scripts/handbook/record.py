@@ -6,6 +6,7 @@ Only the verifier writes it. A record whose hash differs from the page's current
 from __future__ import annotations
 
 import datetime
+import fcntl
 import importlib.metadata
 import importlib.util
 import json
@@ -13,6 +14,7 @@ import os
 import platform
 import re
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import DOCS
@@ -54,6 +56,31 @@ def write_atomic(path: Path, text: str) -> None:
 def save(record: dict, path: Path = RECORD) -> None:
     record["pages"] = dict(sorted(record["pages"].items()))
     write_atomic(path, json.dumps(record, indent=1, ensure_ascii=False, sort_keys=False) + "\n")
+
+
+@contextmanager
+def locked(path: Path):
+    """Serialize read-modify-write of a shared file between verifier processes running at once."""
+    with open(path.with_name(f".{path.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def update(path: Path, results: dict, env: dict, gpu: str | None, alive: set[str] | None) -> None:
+    """Write one entry per (page, device) in results; with `alive`, drop pages not in it."""
+    with locked(path):
+        data = load(path)
+        for (rel, device), (examples_hash, counts) in results.items():
+            previous = data["pages"].get(rel, {}).get(device)
+            data["pages"].setdefault(rel, {})[device] = entry(
+                examples_hash, counts, env, gpu if device == "cuda" else None, previous
+            )
+        if alive is not None:
+            data["pages"] = {k: v for k, v in data["pages"].items() if k in alive}
+        save(data, path)
 
 
 def entry(examples_hash: str, counts: dict, env: dict, gpu: str | None, previous: dict | None) -> dict:

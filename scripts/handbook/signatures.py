@@ -41,6 +41,17 @@ def _split_top_level(text: str) -> list[str]:
     return out
 
 
+def _inside_parentheses(line: str) -> str:
+    """What stands between the first '(' and its matching ')': the parameters, not the return annotation."""
+    start = line.index("(")
+    depth = 0
+    for i in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[i], 0)
+        if depth == 0:
+            return line[start + 1 : i]
+    return line[start + 1 :]
+
+
 def _names_from_text(params: str) -> list[str]:
     names = []
     for part in _split_top_level(params):
@@ -50,33 +61,34 @@ def _names_from_text(params: str) -> list[str]:
     return names
 
 
-def docstring_signature(obj) -> str | None:
-    """The `name(params) -> result` line that torch builtins put at the start of their docstring."""
+def docstring_signatures(obj) -> list[str]:
+    """The `name(params) -> result` lines that torch builtins put in their docstrings, one per overload."""
     short = getattr(obj, "__name__", "")
     doc = inspect.getdoc(obj) or ""
-    for line in doc.split("\n")[:3]:
-        m = re.match(rf"^\s*{re.escape(short)}\((.*)\)\s*(->.*)?$", line)
-        if m:
-            return line.strip()
-    return None
+    pattern = re.compile(rf"^\s*(?:\.\. (?:function|method):: )?({re.escape(short)}\(.*\)\s*(?:->.*)?)$")
+    return [m.group(1).strip() for m in map(pattern.match, doc.split("\n")) if m]
 
 
 def parameters(obj) -> list[str] | None:
     """Parameter names of the real signature, without self; None when no signature can be read."""
     try:
         sig = inspect.signature(obj)
-        names = [p.name for p in sig.parameters.values() if p.name != "self"]
-        kinds = {p.kind for p in sig.parameters.values()}
+        params = [p for p in sig.parameters.values() if p.name != "self"]
+        names = [p.name for p in params]
+        kinds = {p.kind for p in params}
         generic = names and kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}
         if not generic:
             return names
     except (TypeError, ValueError):
         pass
-    line = docstring_signature(obj)
-    if line is None:
-        return None
-    params = line[line.index("(") + 1 : line.rindex(")")]
-    return _names_from_text(params)
+    names: list[str] = []
+    for line in docstring_signatures(obj):
+        for name in _names_from_text(_inside_parentheses(line)):
+            if name not in names:
+                names.append(name)
+    if len(names) > 2 and {"args", "kwargs"} <= set(names):  # a generic (*args, **kwargs) line beside real overloads
+        names = [n for n in names if n not in ("args", "kwargs")]
+    return names or None
 
 
 def signature_text(name: str) -> str | None:
@@ -85,9 +97,9 @@ def signature_text(name: str) -> str | None:
         obj = resolve(name)
     except LookupError:
         return None
-    line = docstring_signature(obj)
-    if line:
-        return line
+    lines = docstring_signatures(obj)
+    if lines:
+        return "\n".join(lines)
     try:
         return f"{name.rsplit('.', 1)[-1]}{inspect.signature(obj)}"
     except (TypeError, ValueError):

@@ -210,7 +210,7 @@ def verify(
     by_job = {(j.page.rel, j.device): j for j in to_run}
     if update:
         pages = [_apply_update(page, devices, planned, by_job, report, gpu) for page in pages]
-    store = record.load(record_path) if record_path else None
+    results: dict[tuple[str, str], tuple[str, dict]] = {}  # (page, device) -> (examples hash, counts)
     for page in pages:
         for device in devices:
             outcomes = planned[page.rel, device]
@@ -220,20 +220,13 @@ def verify(
             ran = (page.rel, device) in by_job or any(o.cached for o in outcomes)
             if ran:
                 cache.store(page, device, env, passed=not counts["failed"])
-            if (
-                store is not None
-                and page.path.is_relative_to(record_path.parent)
-                and (ran or (device == "cpu" and page.examples))
-            ):
-                previous = store["pages"].get(page.rel, {}).get(device)
-                store["pages"].setdefault(page.rel, {})[device] = record.entry(
-                    page.examples_hash, counts, env, gpu if device == "cuda" else None, previous
-                )
-    if store is not None:
-        if paths is None:  # a full run: forget pages that no longer exist
-            alive = {p.rel for p in pages}
-            store["pages"] = {k: v for k, v in store["pages"].items() if k in alive}
-        record.save(store, record_path)
+            recordable = record_path is not None and page.path.is_relative_to(record_path.parent)
+            if recordable and (ran or (device == "cpu" and page.examples)):
+                results[page.rel, device] = (page.examples_hash, counts)
+    if record_path is not None:
+        # a full run forgets pages that no longer exist
+        alive = {p.rel for p in pages} if paths is None else None
+        record.update(record_path, results, env, gpu, alive)
     cache.save()
     report.seconds = time.perf_counter() - started
     return report
