@@ -1,6 +1,6 @@
 import pytest
 
-from handbook.fences import FenceError, parse_options, parse_output_label, split_info
+from handbook.fences import FenceError, OutputHeader, parse_options, parse_output_header, split_info
 
 
 def test_defaults():
@@ -46,8 +46,12 @@ def test_unreadable_quotes():
         split_info('python skip="open')
 
 
-def test_output_labels():
-    assert parse_output_label([]) == ""
-    assert parse_output_label(["cuda"]) == "cuda"
-    with pytest.raises(FenceError):
-        parse_output_label(["cpu"])
+def test_output_headers():
+    assert parse_output_header([]) == OutputHeader()
+    assert parse_output_header(["cuda"]).label == "cuda"
+    h = parse_output_header(["cuda", "sample=CPU · x · 2026-11-30", "code=abc"])
+    assert (h.label, h.sample, h.code) == ("cuda", "CPU · x · 2026-11-30", "abc")
+    assert h.fence_words() == 'output cuda sample="CPU · x · 2026-11-30" code=abc'
+    for bad in (["cpu"], ["sample=x"], ["code=abc"], ["cuda", "cuda"], ["sample=a", "sample=b", "code=c"]):
+        with pytest.raises(FenceError):
+            parse_output_header(bad)

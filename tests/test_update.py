@@ -49,3 +49,36 @@ def test_one_changed_digit_fails_and_update_restores_only_that_block(tmp_path):
     assert failed.example.name.endswith("page.md:23") and "-torch.Size([4])" in failed.detail
     verify([str(page)], devices=("cpu",), update=True, use_cache=False, record_path=None)
     assert subprocess.run([*git, "diff", "--exit-code"], capture_output=True).returncode == 0
+
+
+SAMPLE_PAGE = """---
+kind: guide
+summary: s
+tags: []
+---
+
+# Timing
+
+```python nondeterministic="timings vary"
+import time
+start = time.perf_counter()
+print(f"{time.perf_counter() - start:.9f} s")
+```
+"""
+
+
+def test_nondeterministic_sample_is_written_with_provenance_and_goes_stale_with_its_code(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text(SAMPLE_PAGE)
+    opts = dict(devices=("cpu",), use_cache=False, record_path=None)
+    (first,) = verify([str(page)], **opts).outcomes
+    assert first.status == "failed" and first.reason == "has no sample output (run verify --update)"
+    verify([str(page)], update=True, **opts)
+    text = page.read_text()
+    assert '```output sample="CPU · ' in text and " · torch 2.14.1" in text and " code=" in text
+    assert verify([str(page)], **opts).failed == 0  # a sample is not compared: new timings still pass
+    page.write_text(text.replace("print(f", "print('changed', f"))
+    (stale,) = verify([str(page)], **opts).outcomes
+    assert stale.status == "failed" and stale.reason.startswith("sample output was not measured with this code")
+    verify([str(page)], update=True, **opts)
+    assert verify([str(page)], **opts).failed == 0

@@ -16,7 +16,7 @@ import yaml
 from markdown_it import MarkdownIt
 
 from . import ROOT
-from .fences import FenceError, Options, parse_options, parse_output_label, split_info
+from .fences import FenceError, Options, OutputHeader, parse_options, parse_output_header, split_info
 
 _INCLUDE = re.compile(r'^--8<--\s+"([^"]+)"$')
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
@@ -28,7 +28,11 @@ class OutputBlock:
     line: int  # opening fence
     end_line: int  # closing fence
     text: str
-    label: str  # "" shared, "cuda" CUDA-only
+    header: OutputHeader
+
+    @property
+    def label(self) -> str:
+        return self.header.label
 
 
 @dataclass
@@ -57,6 +61,16 @@ class Example:
 
     def runs_on(self, device: str) -> bool:
         return device in self.options.devices
+
+    @property
+    def code_hash(self) -> str:
+        return hashlib.sha256(self.code.encode()).hexdigest()[:10]
+
+    def sample_block(self, device: str) -> OutputBlock | None:
+        """Where a nondeterministic example keeps its sample for this device."""
+        if device == "cuda" and "cpu" in self.options.devices:
+            return self.cuda_output
+        return self.output
 
 
 @dataclass
@@ -205,11 +219,12 @@ def _example(page: Page, tok, line: int, end_line: int, words: list[str], lines:
 
 def _attach_output(page: Page, example: Example | None, tok, line, end_line, words, lines) -> None:
     try:
-        label = parse_output_label(words)
+        header = parse_output_header(words)
     except FenceError as exc:
         page.problems.append(Problem(line, "HB061", str(exc)))
         return
-    block = OutputBlock(line, end_line, tok.content, label)
+    label = header.label
+    block = OutputBlock(line, end_line, tok.content, header)
     if example is None or not _adjacent(lines, example.cuda_output or example.output or example, line):
         page.problems.append(Problem(line, "HB061", "output block does not directly follow a python block"))
     elif label == "" and example.output is None and example.cuda_output is None:

@@ -79,10 +79,31 @@ def parse_options(words: list[str]) -> Options:
     return Options(**kwargs)
 
 
-def parse_output_label(words: list[str]) -> str:
-    """'' for the shared expected output, 'cuda' for the CUDA-only one."""
-    if not words:
-        return ""
-    if words == ["cuda"]:
-        return "cuda"
-    raise FenceError(f"an output fence takes no options except 'cuda', not {' '.join(words)!r}")
+@dataclass(frozen=True)
+class OutputHeader:
+    """```output [cuda] [sample="where and when" code=HASH]```: sample/code are written by the verifier only."""
+
+    label: str = ""  # "" shared, "cuda" CUDA-only
+    sample: str | None = None  # provenance of a nondeterministic sample: device, machine, torch, date
+    code: str | None = None  # hash of the code the sample was measured with
+
+    def fence_words(self) -> str:
+        words = ["output"] + (["cuda"] if self.label else [])
+        if self.sample is not None:
+            words += [f'sample="{self.sample}"', f"code={self.code}"]
+        return " ".join(words)
+
+
+def parse_output_header(words: list[str]) -> OutputHeader:
+    label, attrs = "", {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if word == "cuda" and not label:
+            label = "cuda"
+        elif sep and key in ("sample", "code") and value and key not in attrs:
+            attrs[key] = value
+        else:
+            raise FenceError(f"an output fence takes only 'cuda', sample= and code=, not {word!r}")
+    if ("sample" in attrs) != ("code" in attrs):
+        raise FenceError("sample= and code= come together (the verifier writes both)")
+    return OutputHeader(label, attrs.get("sample"), attrs.get("code"))

@@ -36,22 +36,24 @@ def badges(page: Page, record: dict) -> str:
 
 def _output_lines(ex: Example) -> list[str]:
     ind = ex.indent
-    title = "Sample output — not compared: " + ex.options.nondeterministic if ex.options.nondeterministic else "Output"
 
-    def block(text: str, label: str) -> list[str]:
-        fence = "````" if "```" in text else "```"
-        body = [f"{ind}{line}" if line else "" for line in text.rstrip("\n").split("\n")]
-        return [f'{ind}{fence}text title="{label}"', *body, f"{ind}{fence}"]
+    def block(out) -> list[str]:
+        title = "Output"
+        if ex.options.nondeterministic:
+            title = f"Sample output, not compared ({ex.options.nondeterministic})"
+            if out.header.sample:
+                title += f" — measured on {out.header.sample}"
+        title = title.replace('"', "'")
+        fence = "````" if "```" in out.text else "```"
+        body = [f"{ind}{line}" if line else "" for line in out.text.rstrip("\n").split("\n")]
+        return [f'{ind}{fence}text title="{title}"', *body, f"{ind}{fence}"]
 
     if ex.cuda_output is None:
-        return block(ex.output.text, title)
+        return block(ex.output)
     lines = []
     for tab, out in (("CPU", ex.output), ("CUDA", ex.cuda_output)):
-        lines += (
-            [f'{ind}=== "{tab}"', ""]
-            + [f"{ind}    {line[len(ind) :]}" if line else "" for line in block(out.text, title)]
-            + [""]
-        )
+        indented = [f"{ind}    {line[len(ind) :]}" if line else "" for line in block(out)]
+        lines += [f'{ind}=== "{tab}"', "", *indented, ""]
     return lines[:-1]
 
 

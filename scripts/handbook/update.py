@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .compare import matches, matches_on_cuda, normalize
 from .document import Example
+from .fences import OutputHeader
 
 KEEP = object()  # leave this block as it is
+REMOVE = object()  # delete this block
+
+
+@dataclass(frozen=True)
+class NewBlock:
+    text: str
+    sample: str | None = None  # provenance, for nondeterministic samples
+    code: str | None = None
 
 
 def _fence_for(text: str) -> str:
@@ -15,32 +26,48 @@ def _fence_for(text: str) -> str:
     return fence
 
 
-def _block_lines(indent: str, label: str, text: str) -> list[str]:
+def _block_lines(indent: str, header: OutputHeader, text: str) -> list[str]:
     body = normalize(text)
     fence = _fence_for(body)
-    head = f"{indent}{fence}output" + (f" {label}" if label else "")
     lines = [f"{indent}{line}" if line else "" for line in body.split("\n")]
-    return [head, *lines, f"{indent}{fence}"]
+    return [f"{indent}{fence}{header.fence_words()}", *lines, f"{indent}{fence}"]
 
 
-def plan(example: Example, actual: dict[str, str]) -> tuple[object, object]:
-    """New text for the shared and the CUDA block (KEEP, a string, or '' to remove), from actual outputs."""
+def _text(block) -> str:
+    return block.text if block is not None else ""
+
+
+def plan(example: Example, actual: dict[str, str], provenance: dict[str, str]) -> tuple[object, object]:
+    """What to do with the shared and the CUDA block (KEEP, REMOVE or a NewBlock), from actual outputs."""
+    if example.options.nondeterministic:
+        return _plan_sample(example, actual, provenance)
     shared, cuda = KEEP, KEEP
-    current = example.output.text if example.output else ""
+    current = _text(example.output)
     if "cpu" in actual:
         if not matches(current, actual["cpu"]):
-            shared = actual["cpu"]
+            shared = NewBlock(actual["cpu"])
     elif "cuda" in actual and example.options.devices == ("cuda",):
         # A CUDA-only example: its shared block is its CUDA output.
         if not matches_on_cuda(current, actual["cuda"]):
-            shared = actual["cuda"]
-        return shared, ("" if example.cuda_output is not None else KEEP)
+            shared = NewBlock(actual["cuda"])
+        return shared, (REMOVE if example.cuda_output is not None else KEEP)
     if "cuda" in actual:
-        base = current if shared is KEEP else shared
+        base = current if shared is KEEP else shared.text
         if matches_on_cuda(base, actual["cuda"]):
-            cuda = "" if example.cuda_output is not None else KEEP
+            cuda = REMOVE if example.cuda_output is not None else KEEP
         elif example.cuda_output is None or not matches(example.cuda_output.text, actual["cuda"]):
-            cuda = actual["cuda"]
+            cuda = NewBlock(actual["cuda"])
+    return shared, cuda
+
+
+def _plan_sample(example: Example, actual: dict[str, str], provenance: dict[str, str]) -> tuple[object, object]:
+    shared, cuda = KEEP, KEEP
+    for device, text in actual.items():
+        new = NewBlock(text, provenance[device], example.code_hash)
+        if device == "cuda" and "cpu" in example.options.devices:
+            cuda = new
+        else:
+            shared = new
     return shared, cuda
 
 
@@ -55,21 +82,25 @@ def rewrite(text: str, examples: list[Example], plans: dict[int, tuple[object, o
         for block, new, label in ((ex.output, shared, ""), (ex.cuda_output, cuda, "cuda")):
             what = "CUDA output" if label else "output"
             if new is KEEP:
-                if block is not None:
-                    anchor = block.end_line
+                anchor = block.end_line if block is not None else anchor
                 continue
-            if block is not None and normalize(new):
-                edits.append((block.line - 1, block.end_line, _block_lines(ex.indent, label, new)))
+            if new is not REMOVE and not normalize(new.text):
+                new = REMOVE
+            if new is REMOVE:
+                if block is not None:
+                    start = block.line - 1
+                    if start > 0 and not lines[start - 1].strip():
+                        start -= 1
+                    edits.append((start, block.end_line, []))
+                    changes.append(f"{ex.name}: removed {what}")
+                continue
+            replacement = _block_lines(ex.indent, OutputHeader(label, new.sample, new.code), new.text)
+            if block is not None:
+                edits.append((block.line - 1, block.end_line, replacement))
                 anchor = block.end_line
                 changes.append(f"{ex.name}: rewrote {what}")
-            elif block is not None:
-                start = block.line - 1
-                if start > 0 and not lines[start - 1].strip():
-                    start -= 1
-                edits.append((start, block.end_line, []))
-                changes.append(f"{ex.name}: removed {what}")
-            elif normalize(new):
-                edits.append((anchor, anchor, ["", *_block_lines(ex.indent, label, new)]))
+            else:
+                edits.append((anchor, anchor, ["", *replacement]))
                 changes.append(f"{ex.name}: added {what}")
     for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         lines[start:end] = replacement

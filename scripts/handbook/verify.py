@@ -121,9 +121,11 @@ def _judge(ex: Example, device: str, result: dict) -> Outcome:
     if result["error"]:
         return Outcome(ex, device, "failed", result["error"].split("\n")[0], result["error"], actual)
     if ex.options.nondeterministic:
-        return Outcome(
-            ex, device, "passed", "nondeterministic", actual=actual, mismatch=ex.output is None and bool(actual.strip())
-        )
+        block = ex.sample_block(device)
+        if (block is not None and block.header.code == ex.code_hash) or (block is None and not actual.strip()):
+            return Outcome(ex, device, "passed", "nondeterministic", actual=actual)
+        why = "has no sample output" if block is None else "sample output was not measured with this code"
+        return Outcome(ex, device, "failed", f"{why} (run verify --update)", actual=actual, mismatch=True)
     expected = ex.expected(device)
     shared_only = device == "cuda" and ex.cuda_output is None
     ok = matches_on_cuda(expected, actual) if shared_only else matches(expected, actual)
@@ -209,7 +211,8 @@ def verify(
     report.jobs, report.pages_run = to_run, len(to_run)
     by_job = {(j.page.rel, j.device): j for j in to_run}
     if update:
-        pages = [_apply_update(page, devices, planned, by_job, report, gpu) for page in pages]
+        provenance = sample_provenance(env, gpu)
+        pages = [_apply_update(page, devices, planned, by_job, report, provenance) for page in pages]
     results: dict[tuple[str, str], tuple[str, dict]] = {}  # (page, device) -> (examples hash, counts)
     for page in pages:
         for device in devices:
@@ -232,13 +235,38 @@ def verify(
     return report
 
 
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine()
+
+
+def sample_provenance(env: dict, gpu: str | None) -> dict[str, str]:
+    """Where and when a nondeterministic sample was measured, as its output fence records it."""
+    import datetime
+    import os
+
+    today = datetime.date.today().isoformat()
+    return {
+        "cpu": f"CPU · {cpu_model()} · {os.cpu_count()} cores · torch {env['torch']} · {today}",
+        "cuda": f"CUDA · {gpu} · torch {env['torch']} · {today}",
+    }
+
+
 def _default_jobs() -> int:
     import os
 
     return os.cpu_count() or 1
 
 
-def _apply_update(page: Page, devices, planned, by_job, report: Report, gpu) -> Page:
+def _apply_update(page: Page, devices, planned, by_job, report: Report, provenance: dict[str, str]) -> Page:
     actual: dict[int, dict[str, str]] = {}
     for device in devices:
         for i, outcome in enumerate(planned[page.rel, device]):
@@ -246,7 +274,7 @@ def _apply_update(page: Page, devices, planned, by_job, report: Report, gpu) -> 
                 actual.setdefault(i, {})[device] = outcome.actual
     if not actual:
         return page
-    plans = {i: plan(page.examples[i], outs) for i, outs in actual.items()}
+    plans = {i: plan(page.examples[i], outs, provenance) for i, outs in actual.items()}
     text, changes = rewrite(page.text, page.examples, plans)
     if text == page.text:
         return page
