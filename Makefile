@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: site test serve lint verify update bench check format clean
+.PHONY: site test serve lint verify update bench sitebench check format clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,8 @@ update: $(STAMP)
 
 site: lint verify
 	$(VENV)/bin/mkdocs build --strict
+	$(PY) -m handbook offline
+	$(PY) -m handbook linkcheck
 
 serve: $(STAMP)
 	$(VENV)/bin/mkdocs serve
@@ -50,3 +52,6 @@ check: $(STAMP)
 
 clean:
 	rm -rf site .handbook-cache
+
+sitebench: $(STAMP)
+	$(PY) -m handbook sitebench

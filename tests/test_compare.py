@@ -45,6 +45,8 @@ def test_cuda_spellings_are_normalized_only_on_request():
     assert not matches("tensor([1., 2.])", "tensor([1., 2.], device='cuda:0')")
     assert matches_on_cuda("tensor([1., 2.])", "tensor([1., 2.], device='cuda:0')")
     assert matches_on_cuda("tensor([1.], device='cuda:0')", "tensor([1.], device='cuda:0')")
+    assert matches_on_cuda("[torch.FloatTensor [2]] is at version 1", "[torch.cuda.FloatTensor [2]] is at version 1")
+    assert not matches_on_cuda("[torch.FloatTensor [2]]", "[torch.cuda.DoubleTensor [2]]")
 
 
 def test_diff_is_unified():

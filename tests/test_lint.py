@@ -62,9 +62,31 @@ def test_cli_exit_codes(capsys):
         ("torch.nn.Module.to", ["device", "dtype", "non_blocking", "tensor", "memory_format"]),  # (*args, **kwargs)
         ("torch.Tensor.backward", ["gradient", "retain_graph", "create_graph", "inputs"]),  # Python: inspect
         ("torch.einsum", ["equation", "operands"]),
+        ("torch.linalg.norm", ["input", "ord", "dim", "keepdim", "out", "dtype"]),  # documented as linalg.norm(
+        ("torch.tensor", ["data", "dtype", "device", "requires_grad", "pin_memory"]),  # not its examples
+        ("torch.Tensor.tolist", []),  # no parameters is not "unreadable"
+        ("torch.autograd.Function", ["args", "kwargs"]),  # generic, and no docstring line says otherwise
     ],
 )
 def test_real_signatures(api, params):
     from handbook.signatures import parameters, resolve
 
     assert parameters(resolve(api)) == params
+
+
+def test_signature_overrides_hold_in_the_installed_torch():
+    """signatures.yml is only for APIs torch states no signature for, and each entry matches real calls."""
+    import torch
+
+    from handbook.signatures import _overrides, parameters, resolve
+
+    assert all(parameters(resolve(name)) is None for name in _overrides())
+    with pytest.raises(TypeError):
+        torch.zeros(1).detach(1)  # takes no argument
+    torch.Generator(device="cpu")
+    with pytest.raises(TypeError):
+        torch.Generator(seed=1)  # device is its only parameter
+    x = torch.randn(3)
+    torch.log_softmax(input=x, dim=0, dtype=torch.float64, out=torch.empty(3, dtype=torch.float64))
+    with pytest.raises(TypeError):
+        torch.log_softmax(x, 0, bogus=1)

@@ -24,7 +24,7 @@ def _fresh(page_path: str) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         result = os.path.join(tmp, "result.json")
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "handbook.bench", page_path, result], check=True)
+        subprocess.run([sys.executable, "-m", "handbook.bench", page_path, result, tmp], check=True)
         wall = time.perf_counter() - started
         with open(result) as f:
             return wall, json.load(f)["exec_seconds"]
@@ -42,12 +42,13 @@ class _FileConn:
                 json.dump({"exec_seconds": message[1]}, f)
 
 
-def _fresh_main(page_path: str, result_path: str) -> None:
+def _fresh_main(page_path: str, result_path: str, tmp: str) -> None:
     # Everything a forked child gets for free, paid here: interpreter start, imports, then the same page code.
     warm_up()
     from .execute import child_main
 
-    workdir = tempfile.mkdtemp(prefix="handbook-fresh-")
+    workdir = os.path.join(tmp, "page")  # removed with the caller's temporary folder
+    os.mkdir(workdir)
     os.mkdir(os.path.join(workdir, "work"))
     child_main(parse_page(page_path), "cpu", _FileConn(result_path), workdir, os.cpu_count() or 1, None)
 
@@ -84,4 +85,4 @@ def main(paths: list[str] | None, repeat: int = 3) -> int:
 
 
 if __name__ == "__main__":
-    _fresh_main(sys.argv[1], sys.argv[2])
+    _fresh_main(*sys.argv[1:4])

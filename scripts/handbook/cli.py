@@ -47,6 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("paths", nargs="*")
     b.add_argument("--repeat", type=int, default=3)
 
+    sub.add_parser("offline", help="build the offline copy and zip it into site/download/")
+    sub.add_parser("sitebench", help="site build time, search latency in Chromium, index and zip sizes")
+    lc = sub.add_parser("linkcheck", help="check every internal link and anchor of the built site")
+    lc.add_argument("site", nargs="?", help="the built site folder (default: site/)")
+
     args = parser.parse_args(argv)
     if args.command in ("verify", "bench") and argv is None:
         _reexec_with_huge_pages()
@@ -79,6 +84,18 @@ def main(argv: list[str] | None = None) -> int:
         for code, meaning in sorted(CODES.items()):
             print(f"{code}  {meaning}")
         return 0
+    if args.command == "offline":
+        from .offline import main as offline_main
+
+        return offline_main()
+    if args.command == "sitebench":
+        from .sitebench import main as sitebench_main
+
+        return sitebench_main()
+    if args.command == "linkcheck":
+        from .linkcheck import main as linkcheck_main
+
+        return linkcheck_main(args.site)
     if args.command == "bench":
         from .bench import main as bench_main
 

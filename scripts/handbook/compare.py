@@ -3,7 +3,8 @@
 1. whitespace: trailing spaces on each line and leading/trailing blank lines are ignored;
 2. `...` in the expected output matches anything, within a line or across lines;
 3. a float in the expected output matches any number equal to it at the precision written;
-4. (CUDA pass, shared expected output only) `device='cuda:0'` and the like are normalized to the CPU spelling.
+4. (CUDA pass, shared expected output only) `device='cuda:0'`, `torch.cuda.FloatTensor` and the like are
+   normalized to the CPU spelling.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ _ANY_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _CUDA_SPELLINGS = [
     (re.compile(r", device='cuda(?::\d+)?'"), ""),
     (re.compile(r"device\(type='cuda'(?:, index=\d+)?\)"), "device(type='cpu')"),
+    (re.compile(r"\btorch\.cuda\.(\w+Tensor)\b"), r"torch.\1"),  # autograd errors name the legacy tensor type
 ]
 
 

@@ -19,7 +19,7 @@ import jsonschema
 from . import DOCS, EXAMPLES, ROOT
 from . import tags as vocabulary
 from .document import Page, parse_page, relpath
-from .signatures import parameters, resolve
+from .signatures import parameters_of, resolve
 
 SCHEMA = Path(__file__).with_name("frontmatter.schema.json")
 API_SECTIONS = ["Official definition", "Parameters", "Examples", "Common pitfalls", "Performance tips"]
@@ -177,7 +177,7 @@ def api_resolves_and_parameters(page: Page):
     if problem:
         yield page.front_lines.get("api", 1), "HB030", problem
         return
-    real = parameters(resolve(api))
+    real = parameters_of(api)
     if real is None:
         yield page.front_lines.get("api", 1), "HB033", f"cannot read the signature of {api}"
         return

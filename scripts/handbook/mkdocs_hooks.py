@@ -1,31 +1,92 @@
-"""MkDocs hooks: render what the verifier recorded; generate tags_allowed from tags/tags.yml."""
+"""MkDocs hooks: the render step of the pipeline. They only show what the verifier recorded.
+
+- on_config: nav from the module tree, versions in header and footer, tags_allowed from tags/tags.yml, jieba check.
+- on_files: generated pages (module indexes, Tags, Verification status).
+- on_page_markdown: badges, signature, output blocks and tabs (render.py).
+"""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
 
-from handbook import render, tags
+from handbook import record, render, search_index, site, tags
 
-_record: dict = {}
+IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
+_state: dict = {"record": {}, "pages": [], "site": None, "aliases": {}, "api": {}}
 
 
 @event_priority(100)  # before the tags plugin reads tags_allowed in its own on_config
 def on_config(config, **kwargs):
     from material.plugins.tags.structure.tag import Tag
 
+    try:
+        import jieba  # noqa: F401
+    except ImportError as exc:  # the search plugin would silently index Chinese text unsegmented
+        raise PluginError("jieba is not installed: Chinese search would silently break (pip install jieba)") from exc
     plugin = config.plugins.get("material/tags")
     if plugin is not None:
         plugin.config.tags_allowed = {Tag(t) for t in tags.ids()}
+    docs = Path(config.docs_dir)
+    _state["record"] = record.load(docs / "verification.json")
+    _state["pages"] = site.load_pages(docs)
+    _state["site"] = site.organize(_state["pages"], docs)
+    config.nav = site.nav(_state["site"], docs)
+    env = record.environment()
+    offline = os.environ.get("HANDBOOK_OFFLINE", "").lower() in ("1", "true")
+    config.extra["handbook"] = {**env, "offline": offline}
+    if offline:  # the vendored shim, so the offline plugin does not add unpkg.com's
+        config.extra["polyfills"] = [IFRAME_WORKER]
+    config.copyright = f"Examples verified against torch {env['torch']} · torchvision {env['torchvision']}"
     return config
 
 
-def on_pre_build(config, **kwargs):
-    _record.clear()
-    _record.update(render.load_record())
+def on_files(files, config, **kwargs):
+    docs = Path(config.docs_dir)
+    generated = site.index_pages(_state["site"], docs)
+    generated["tags.md"] = site.tags_page(_state["pages"], docs)
+    generated["verification.md"] = site.verification_page(_state["pages"], _state["record"], docs)
+    for path, text in generated.items():
+        files.append(File.generated(config, path, content=text))
+    return files
+
+
+SEARCH_BOOST = {"api": 3, "comparison": 2, "guide": 1.5}
 
 
 def on_page_markdown(markdown, page, config, **kwargs):
+    if page.file.generated_by is not None or page.file.abs_src_path is None:
+        # Generated listings repeat every page title: keep them from outranking the pages themselves.
+        page.meta["search"] = {"exclude": True} if page.file.src_uri == "verification.md" else {"boost": 0.5}
+        if page.file.src_uri == "tags.md":
+            page.meta["search"] = {"boost": 5}
+            _state["aliases"][page.url] = [w for e in tags.load() for w in (e["id"], e["en"], e["zh"])]
+        return markdown
+    page.meta.setdefault("search", {"boost": SEARCH_BOOST.get(page.meta.get("kind"), 1)})
+    if page.meta.get("aliases"):
+        _state["aliases"][page.url] = [str(a) for a in page.meta["aliases"]]
+    if page.meta.get("kind") == "api" and page.meta.get("api"):
+        _state["api"][page.url] = page.meta["api"]
     source = Path(page.file.abs_src_path)
-    return render.render(source.read_text(encoding="utf-8"), source, _record)
+    return render.render(source.read_text(encoding="utf-8"), source, _state["record"])
+
+
+@event_priority(10)  # before the search plugin indexes the page
+def on_page_context(context, page, config, **kwargs):
+    if page.file.src_uri == "tags.md":  # so a search for a tag name finds the Tags page itself
+        page.meta["tags"] = tags.ids()
+    return context
+
+
+@event_priority(-50)  # after the search plugin wrote its index, before the offline plugin inlines it
+def on_post_build(config, **kwargs):
+    path = Path(config.site_dir) / "search" / "search_index.json"
+    if path.exists():
+        index = json.loads(path.read_text(encoding="utf-8"))
+        search_index.enrich(index, _state["aliases"], _state["api"])
+        path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")

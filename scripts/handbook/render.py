@@ -83,8 +83,15 @@ def render(text: str, path, record: dict) -> str:
             end = (ex.cuda_output or ex.output).end_line
             edits.append((ex.output.line - 1, end, _output_lines(ex)))
     h1 = next((h for h in page.headings if h.level == 1), None)
-    if h1 is not None and page.examples:
-        edits.append((h1.line, h1.line, ["", badges(page, record)]))
+    if h1 is not None:
+        extra = [badges(page, record)] if page.examples else []
+        aliases = (page.front or {}).get("aliases") or []
+        if aliases:
+            # Searchable words people remember; spaced apart so each one is its own search token.
+            words = " · ".join(html.escape(str(a)) for a in aliases)
+            extra.append(f'<p class="hb-aliases">Also searched as: {words}</p>')
+        if extra:
+            edits.append((h1.line, h1.line, ["", *extra]))
     official = next((h for h in page.headings if h.level == 2 and h.text == "Official definition"), None)
     api = page.front.get("api") if page.front else None
     if official is not None and api:

@@ -5,6 +5,10 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
 
 
 def resolve(name: str):
@@ -62,11 +66,37 @@ def _names_from_text(params: str) -> list[str]:
 
 
 def docstring_signatures(obj) -> list[str]:
-    """The `name(params) -> result` lines that torch builtins put in their docstrings, one per overload."""
+    """The `name(params) -> result` lines torch builtins put in their docstrings: the first, then one per overload.
+
+    A bare `name(...)` line counts only at the top of the docstring; further down it is an example's output
+    (`tensor([0, 1])`), and overloads are marked `.. function::` or `.. method::`.
+    """
     short = getattr(obj, "__name__", "")
     doc = inspect.getdoc(obj) or ""
-    pattern = re.compile(rf"^\s*(?:\.\. (?:function|method):: )?({re.escape(short)}\(.*\)\s*(?:->.*)?)$")
-    return [m.group(1).strip() for m in map(pattern.match, doc.split("\n")) if m]
+    # torch.linalg.norm is named linalg_norm but documented as linalg.norm(...)
+    name = "(?:" + "|".join(re.escape(n) for n in {short, short.replace("_", ".", 1)}) + ")"
+    bare = re.compile(rf"^\s*({name}\(.*\)\s*(?:->.*)?)$")
+    directive = re.compile(rf"^\s*\.\. (?:function|method):: ({name}\(.*\)\s*(?:->.*)?)$")
+    found = []
+    for n, line in enumerate(doc.split("\n")):
+        m = directive.match(line) or (bare.match(line) if n < 3 else None)
+        if m:
+            found.append(m.group(1).strip())
+    return found
+
+
+OVERRIDES = Path(__file__).with_name("signatures.yml")
+
+
+@lru_cache(maxsize=1)
+def _overrides() -> dict[str, list[str]]:
+    return yaml.safe_load(OVERRIDES.read_text(encoding="utf-8")) or {}
+
+
+def parameters_of(name: str) -> list[str] | None:
+    """Parameters of the API with this dotted name (signatures.yml fills in where torch states none)."""
+    found = parameters(resolve(name))
+    return _overrides().get(name) if found is None else found
 
 
 def parameters(obj) -> list[str] | None:
@@ -80,15 +110,18 @@ def parameters(obj) -> list[str] | None:
         if not generic:
             return names
     except (TypeError, ValueError):
-        pass
+        names = None
+    lines = docstring_signatures(obj)
+    if not lines:
+        return names  # a truly generic (*args, **kwargs) signature, or None when none can be read
     names: list[str] = []
-    for line in docstring_signatures(obj):
+    for line in lines:
         for name in _names_from_text(_inside_parentheses(line)):
             if name not in names:
                 names.append(name)
     if len(names) > 2 and {"args", "kwargs"} <= set(names):  # a generic (*args, **kwargs) line beside real overloads
         names = [n for n in names if n not in ("args", "kwargs")]
-    return names or None
+    return names
 
 
 def signature_text(name: str) -> str | None:

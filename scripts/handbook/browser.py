@@ -1,0 +1,107 @@
+"""Drive Debian's Chromium with Playwright: serve a built site, search it as a reader would.
+
+Shared by the browser tests and `python -m handbook sitebench`. Playwright's own browser download cannot work on
+these machines, so the system Chromium is used (`apt-get install chromium`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+# Records the search worker's messages, so a test knows when the index is ready.
+_WATCH_WORKER = """
+window.__searchReady = false;
+const RealWorker = window.Worker;
+window.Worker = function (url, options) {
+  const worker = new RealWorker(url, options);
+  worker.addEventListener("message", (ev) => { if (ev.data && ev.data.type === 1) window.__searchReady = true; });
+  return worker;
+};
+"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(root: Path) -> Iterator[str]:
+    """Serve a folder on 127.0.0.1; yields the base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def chromium():
+    """A headless Chromium; fails with a clear message when it is not installed."""
+    if not Path(CHROMIUM).exists():
+        raise RuntimeError(f"{CHROMIUM} is missing: install it with `apt-get install -y chromium` (.ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_search(page, url: str) -> None:
+    """Load a page and wait until its search index is ready to answer."""
+    page.add_init_script(_WATCH_WORKER)
+    page.goto(url)
+    page.locator(".md-search__input").click()
+    page.wait_for_function("window.__searchReady === true", timeout=30_000)
+
+
+def search(page, query: str, timeout_ms: int = 5000) -> tuple[list[str], float]:
+    """Type a query; return the result links (site-relative, without query strings) and seconds to first result."""
+    box = page.locator(".md-search__input")
+    box.fill("")
+    page.wait_for_function("document.querySelectorAll('.md-search-result__item').length === 0", timeout=timeout_ms)
+    started = time.perf_counter()
+    # fill() then a key press: Material reads the query on keyup; a reader typing with an IME also ends on one.
+    box.fill(query)
+    box.press("End")
+    try:
+        page.wait_for_selector(".md-search-result__item", timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 - no result at all is an answer, not an error
+        return [], float("nan")
+    elapsed = time.perf_counter() - started
+    page.wait_for_timeout(150)  # let the result list settle after the first item
+    hrefs = page.eval_on_selector_all(
+        ".md-search-result__item > a.md-search-result__link", "els => els.map(e => e.href)"
+    )
+    return [_site_relative(h) for h in hrefs], elapsed
+
+
+def _site_relative(href: str) -> str:
+    path = href.split("?")[0].split("#")[0]
+    for marker in ("://",):
+        if marker in path:
+            path = path.split(marker, 1)[1]
+            path = path.split("/", 1)[1] if "/" in path else ""
+    return path

@@ -1,0 +1,145 @@
+"""The built site in headless Chromium: pages, badges, tabs, tags, search (English and Chinese), offline copy."""
+
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+import yaml
+
+from handbook.browser import open_search, search, serve
+
+QUERIES = yaml.safe_load((Path(__file__).parent / "search_queries.yml").read_text(encoding="utf-8"))
+
+
+def test_api_page_shows_its_sections_badges_signature_and_aliases(built_site, browser, screenshot):
+    with serve(built_site) as base:
+        page = browser.new_page(viewport={"width": 1300, "height": 1000})
+        page.goto(base + "torch/cat/")
+        h2 = page.eval_on_selector_all("article h2", "els => els.map(e => e.textContent.replace('¶', '').trim())")
+        assert h2 == ["Official definition", "Parameters", "Examples", "Common pitfalls", "Performance tips"]
+        assert page.locator(".hb-badge.hb-verified").inner_text().startswith("Verified on CPU · torch 2.14.1")
+        assert page.locator(".hb-badge").nth(1).inner_text() == "CUDA: not yet verified"
+        assert "cat(tensors, dim=0, *, out=None) -> Tensor" in page.locator("article").inner_text()
+        assert "拼接" in page.locator(".hb-aliases").inner_text()
+        assert "verified against torch 2.14.1" in page.locator("footer").inner_text()
+        assert page.locator("a.hb-download").get_attribute("href").endswith("download/pytorch-handbook-offline.zip")
+        screenshot(page, "api-page")
+
+
+def test_module_tree_and_index_pages(built_site, browser):
+    with serve(built_site) as base:
+        page = browser.new_page()
+        page.goto(base + "torch/nn/")
+        assert page.locator("article h1").inner_text().startswith("torch.nn")
+        nav = page.locator("nav.md-nav--primary").inner_text()
+        for section in [
+            "torch",
+            "torch.nn",
+            "torch.nn.functional",
+            "torch.optim",
+            "torch.utils.data",
+            "torch.autograd",
+            "torch.cuda and torch.amp",
+            "torch.distributed",
+            "torchvision",
+            "Guides",
+            "Comparisons",
+            "Coming from TensorFlow, Keras and NumPy",
+            "Tags",
+            "Contributing",
+        ]:
+            assert section in nav, section
+        page.goto(base + "torch/")
+        assert page.locator("article table").get_by_role("link", name="torch.cat", exact=True).count() == 1
+
+
+def test_cpu_and_cuda_outputs_are_linked_tabs(fixture_site, browser, screenshot):
+    with serve(fixture_site) as base:
+        page = browser.new_page()
+        page.goto(base + "torch/tabs/")
+        labels = page.eval_on_selector_all(".tabbed-labels label", "els => els.map(e => e.textContent.trim())")
+        assert labels == ["CPU", "CUDA"]
+        assert page.locator(".tabbed-block").nth(0).is_visible()
+        page.locator(".tabbed-labels label", has_text="CUDA").click()
+        assert page.locator(".tabbed-block").nth(1).locator("code").inner_text().strip() == "cuda"
+        screenshot(page, "cuda-tab")
+        page.goto(base + "torch/tabs2/")
+        page.wait_for_timeout(300)
+        visible = page.locator(".tabbed-block").nth(1)
+        assert (
+            visible.is_visible() and visible.locator("code").inner_text().strip() == "cuda 2"
+        )  # the CUDA choice carried over
+
+
+def test_tags_page_lists_labels_in_both_languages(built_site, browser, screenshot):
+    with serve(built_site) as base:
+        page = browser.new_page()
+        page.goto(base + "tags/")
+        text = page.locator("article").inner_text()
+        for label in ["Shape operations", "形状操作", "Error-prone", "易错点", "张量创建", "性能关键"]:
+            assert label in text
+        row = page.locator("tr", has=page.locator("code", has_text="shape-ops"))
+        assert row.get_by_role("link", name="torch.cat", exact=True).count() == 1
+        screenshot(page, "tags-page")
+
+
+def test_search_suite(built_site, browser, screenshot):
+    """Every query of the suite finds its page in the top 3. Prints the hit rate and the median latency."""
+    misses, latencies = [], []
+    with serve(built_site) as base:
+        page = browser.new_page()
+        open_search(page, base)
+        for case in QUERIES:
+            results, seconds = search(page, case["query"])
+            top = [r.rstrip("/") for r in results[:3]]
+            if case["expect"].rstrip("/") not in top:
+                misses.append(f"{case['query']!r}: expected {case['expect']}, got {top}")
+            if not math.isnan(seconds):
+                latencies.append(seconds)
+        screenshot(page, "search")
+    hits = len(QUERIES) - len(misses)
+    print(
+        f"\nsearch suite: {hits}/{len(QUERIES)} hits ({100 * hits / len(QUERIES):.0f}%), "
+        f"median latency {1000 * statistics.median(latencies):.0f} ms"
+    )
+    assert len(QUERIES) >= 40
+    assert not misses, "\n".join(misses)
+
+
+def test_offline_copy_browses_and_searches_from_file_without_network(offline_site, browser, screenshot):
+    requests = []
+    context = browser.new_context()
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith("file://")
+            else (requests.append(route.request.url), route.abort())
+        ),
+    )
+    page = context.new_page()
+    page.on("request", lambda r: requests.append(r.url))
+    index = (offline_site / "index.html").as_uri()
+    page.goto(index)
+    page.locator("nav.md-nav--primary a", has_text="torch.cat").first.click()
+    assert page.url.endswith("torch/cat.html")
+    page.goto(index)
+    page.locator(".md-search__input").click()
+    page.locator(".md-search__input").fill("concatenate")
+    page.locator(".md-search__input").press("End")
+    page.wait_for_selector(".md-search-result__item", timeout=20_000)
+    assert "torch/cat.html" in " ".join(
+        page.eval_on_selector_all(".md-search-result__link", "els => els.map(e => e.href)")
+    )
+    screenshot(page, "offline-search")
+    external = sorted({u for u in requests if not u.startswith(("file://", "data:", "blob:", "about:"))})
+    assert external == [], external
+    context.close()
+
+
+@pytest.mark.parametrize("name", ["built_site"])
+def test_every_internal_link_and_anchor_resolves(name, request):
+    from handbook.linkcheck import check
+
+    assert check(request.getfixturevalue(name)) == []

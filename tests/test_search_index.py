@@ -1,0 +1,22 @@
+from handbook.search_index import ZWSP, enrich, join_single_han
+
+
+def test_single_han_characters_never_become_index_keys():
+    assert join_single_han(f"{ZWSP}转{ZWSP}成{ZWSP}张量{ZWSP}") == f"{ZWSP}转成{ZWSP}张量{ZWSP}"
+    assert join_single_han(f"交换{ZWSP}两个{ZWSP}维度") == f"交换{ZWSP}两个{ZWSP}维度"  # words stay words
+    assert join_single_han("numpy 转 tensor") == "numpy   tensor"
+    assert join_single_han("plain english") == "plain english"
+
+
+def test_enrich_adds_api_and_segmented_aliases_to_the_page_entry_only():
+    index = {
+        "docs": [
+            {"location": "torch/cat/", "title": "torch.cat", "text": ""},
+            {"location": "torch/cat/#examples", "title": "Examples", "text": ""},
+        ]
+    }
+    enrich(index, {"torch/cat/": ["concatenate", "张量拼接"]}, {"torch/cat/": "torch.cat"})
+    top, section = index["docs"]
+    assert top["api"] == f"torch.cat{ZWSP}cat"
+    assert "concatenate" in top["aliases"] and f"张量{ZWSP}拼接" in top["aliases"]
+    assert "aliases" not in section and "api" not in section
