@@ -10,7 +10,7 @@ import html
 
 from . import record as records
 from .document import Example, Page, parse_page
-from .signatures import signature_text
+from .official import official_markdown
 
 DEVICE_LABEL = {"cpu": "CPU", "cuda": "CUDA"}
 
@@ -95,15 +95,7 @@ def render(text: str, path, record: dict) -> str:
     official = next((h for h in page.headings if h.level == 2 and h.text == "Official definition"), None)
     api = page.front.get("api") if page.front else None
     if official is not None and api:
-        sig = signature_text(api)
-        if sig:
-            edits.append(
-                (
-                    official.line,
-                    official.line,
-                    ["", '```python title="Signature (from the installed torch)"', sig, "```"],
-                )
-            )
+        edits.append((official.line, official.line, ["", *official_markdown(api)]))
     for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[start:end] = new
     if page.front is not None or (lines and lines[0].strip() == "---"):
