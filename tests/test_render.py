@@ -44,3 +44,30 @@ def test_render_strips_front_matter_and_options_adds_signature_and_tabs(tmp_path
     assert '```python title="raises RuntimeError"' in out and "raises=RuntimeError" not in out
     assert '=== "CPU"' in out and '=== "CUDA"' in out
     assert "CPU: not yet verified" in out and "CUDA: not yet verified" in out
+
+
+def test_each_pitfall_becomes_a_warning_admonition(tmp_path):
+    page = PAGE.replace(
+        "## Official definition", "## Official definition\n\n## Common pitfalls\n\nIntro.\n\n**First.** Text."
+    )
+    page = page.replace("```python\nprint(1)", "**Second.** More.\n\n```python\nprint(1)")
+    path = tmp_path / "cat.md"
+    path.write_text(page)
+    out = render.render(page, path, {"pages": {}})
+    assert out.count('!!! warning "Pitfall"') == 2
+    assert "\nIntro.\n" in out  # text before the first pitfall stays outside
+    assert "    **Second.** More." in out and "    ```python\n    print(1)" in out
+
+
+def test_missing_jieba_fails_the_build(monkeypatch):
+    import sys
+
+    import pytest
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import PluginError
+
+    from handbook import ROOT, mkdocs_hooks
+
+    monkeypatch.setitem(sys.modules, "jieba", None)  # makes `import jieba` raise ImportError
+    with pytest.raises(PluginError, match="jieba is not installed"):
+        mkdocs_hooks.on_config(load_config(str(ROOT / "mkdocs.yml")))

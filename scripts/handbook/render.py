@@ -72,6 +72,31 @@ def _code_header(ex: Example) -> str:
     return f"{ex.indent}```python{title}"
 
 
+def pitfalls_as_admonitions(lines: list[str]) -> list[str]:
+    """Under "## Common pitfalls", each pitfall (a paragraph opening in bold, with its examples) becomes a
+    warning admonition."""
+    try:
+        start = lines.index("## Common pitfalls") + 1
+    except ValueError:
+        return lines
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
+    chunks: list[list[str]] = [[]]
+    fenced = False
+    for i in range(start, end):
+        line = lines[i]
+        if line.startswith("```"):
+            fenced = not fenced
+        if not fenced and line.startswith("**") and (i == start or not lines[i - 1].strip()):
+            chunks.append([])
+        chunks[-1].append(line)
+    out = chunks[0]
+    for chunk in chunks[1:]:
+        while chunk and not chunk[-1].strip():
+            chunk.pop()
+        out += ['!!! warning "Pitfall"', "", *(f"    {x}" if x.strip() else "" for x in chunk), ""]
+    return lines[:start] + out + lines[end:]
+
+
 def render(text: str, path, record: dict) -> str:
     """Markdown for the site: front matter removed, badges and signature added, fences made plain."""
     page = parse_page(path, text)
@@ -98,6 +123,7 @@ def render(text: str, path, record: dict) -> str:
         edits.append((official.line, official.line, ["", *official_markdown(api)]))
     for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[start:end] = new
+    lines = pitfalls_as_admonitions(lines)
     if page.front is not None or (lines and lines[0].strip() == "---"):
         close = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
         lines = lines[close + 1 :]
