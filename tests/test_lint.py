@@ -62,6 +62,24 @@ def test_cli_exit_codes(capsys):
         ("torch.nn.Module.to", ["device", "dtype", "non_blocking", "tensor", "memory_format"]),  # (*args, **kwargs)
         ("torch.Tensor.backward", ["gradient", "retain_graph", "create_graph", "inputs"]),  # Python: inspect
         ("torch.einsum", ["equation", "operands"]),
+        (
+            "torch.nn.GRU",
+            [
+                "input_size",
+                "hidden_size",
+                "num_layers",
+                "bias",
+                "batch_first",
+                "dropout",
+                "bidirectional",
+                "device",
+                "dtype",
+            ],
+        ),  # a class documenting __init__(...)
+        (
+            "torch.nn.functional.scaled_dot_product_attention",
+            ["query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa"],
+        ),  # wrapped line
         ("torch.linalg.norm", ["input", "ord", "dim", "keepdim", "out", "dtype"]),  # documented as linalg.norm(
         ("torch.tensor", ["data", "dtype", "device", "requires_grad", "pin_memory"]),  # not its examples
         ("torch.Tensor.tolist", []),  # no parameters is not "unreadable"

@@ -74,11 +74,21 @@ def docstring_signatures(obj) -> list[str]:
     short = getattr(obj, "__name__", "")
     doc = inspect.getdoc(obj) or ""
     # torch.linalg.norm is named linalg_norm but documented as linalg.norm(...)
-    name = "(?:" + "|".join(re.escape(n) for n in {short, short.replace("_", ".", 1)}) + ")"
+    names = {short, short.replace("_", ".", 1)}
+    if inspect.isclass(obj):
+        names.add("__init__")  # torch.nn.RNN/LSTM/GRU document their constructor as `__init__(input_size,...)`
+    name = "(?:" + "|".join(re.escape(n) for n in names) + ")"
     bare = re.compile(rf"^\s*({name}\(.*\)\s*(?:->.*)?)$")
     directive = re.compile(rf"^\s*\.\. (?:function|method):: ({name}\(.*\)\s*(?:->.*)?)$")
     found = []
-    for n, line in enumerate(doc.split("\n")):
+    lines = doc.split("\n")
+    if lines and re.match(rf"^\s*{name}\(", lines[0]) and lines[0].count("(") > lines[0].count(")"):
+        # a signature wrapped over several lines (scaled_dot_product_attention): join until the parentheses close
+        joined, k = lines[0], 1
+        while joined.count("(") > joined.count(")") and k < len(lines):
+            joined, k = joined + " " + lines[k].strip(), k + 1
+        lines = [joined.rstrip(":")] + lines[k:]
+    for n, line in enumerate(lines):
         m = directive.match(line) or (bare.match(line) if n < 3 else None)
         if m:
             found.append(m.group(1).strip())
