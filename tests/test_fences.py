@@ -18,6 +18,10 @@ def test_all_options():
     assert opts.skip == "needs data"
 
 
+def test_id_option():
+    assert parse_options(["id=np-concatenate"]).id == "np-concatenate"
+
+
 def test_devices_are_ordered_and_deduplicated():
     assert parse_options(["devices=cuda,cpu"]).devices == ("cpu", "cuda")
 
@@ -34,6 +38,7 @@ def test_devices_are_ordered_and_deduplicated():
         (["skip"], "needs a value"),
         (["skip=a", "skip=b"], "given twice"),
         (["raises=ValueError", "nondeterministic=x"], "cannot be combined"),
+        (["id=Not_Valid"], "id= takes lowercase"),
     ],
 )
 def test_bad_options(words, message):

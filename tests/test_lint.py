@@ -8,7 +8,8 @@ from handbook.document import parse_page
 from handbook.lint import CODES, lint, lint_page, orphan_scripts
 
 LINT = Path(__file__).parent / "fixtures" / "lint"
-PAGE_CODES = sorted(code for code in CODES if code != "HB080")
+MAP_CODES = ["HB090", "HB091", "HB092", "HB094"]  # whole-map checks, run over a fixture migration/ folder
+PAGE_CODES = sorted(code for code in CODES if code != "HB080" and code not in MAP_CODES)
 
 
 def _pages(folder: Path) -> list[Path]:
@@ -17,6 +18,14 @@ def _pages(folder: Path) -> list[Path]:
 
 def test_every_code_has_a_fixture():
     assert sorted(p.name for p in LINT.iterdir() if p.name.startswith("HB")) == sorted(CODES)
+
+
+def test_map_row_findings_name_the_yaml_line():
+    from handbook.lint import lint_maps
+
+    pages = [parse_page(p) for p in _pages(LINT / "HB091" / "docs")]
+    (finding,) = lint_maps(pages, LINT / "HB091" / "migration")
+    assert finding.path.endswith("HB091/migration/fixture.yml") and finding.line == 3
 
 
 @pytest.mark.parametrize("code", PAGE_CODES)
@@ -31,6 +40,29 @@ def test_fixture_fires_exactly_its_code(code):
 def test_valid_pages_are_clean():
     findings = [f for page in _pages(LINT / "valid") for f in lint_page(parse_page(page))]
     assert findings == []
+
+
+@pytest.mark.parametrize("code", MAP_CODES)
+def test_map_fixture_fires_exactly_its_code(code):
+    from handbook.lint import lint_maps
+
+    pages = [parse_page(p) for p in _pages(LINT / code / "docs")]
+    findings = list(lint_maps(pages, LINT / code / "migration"))
+    assert findings and {f.code for f in findings} == {code}, [str(f) for f in findings]
+
+
+def test_valid_map_is_clean_and_renders_links_to_examples_and_pages():
+    from handbook import maps
+    from handbook.lint import lint_maps
+
+    pages = [parse_page(p) for p in _pages(LINT / "valid-map" / "docs")]
+    assert list(lint_maps(pages, LINT / "valid-map" / "migration")) == []
+    known = maps.load_all(LINT / "valid-map" / "migration")
+    rows = maps.table(known["fixture"], maps.DOCS / "migration" / "numpy.md")
+    assert rows[0] == "| NumPy | torch | difference | note |"
+    assert "| `np.concatenate` | [`torch.cat`](../torch/cat.md) | only names differ |" in rows[2]
+    assert "[example](#ex-concat)" in rows[2] and "no direct equivalent" in rows[4]
+    assert maps.search_words("<!-- migration-map: fixture -->", known)[0] == "np.concatenate"
 
 
 def test_orphan_script_fires_hb080():

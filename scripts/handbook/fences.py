@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 DEVICES = ("cpu", "cuda")
 DEFAULT_TIMEOUT = 60.0
-OPTION_NAMES = ("devices", "raises", "warns", "nondeterministic", "timeout", "skip")
+OPTION_NAMES = ("devices", "raises", "warns", "nondeterministic", "timeout", "skip", "id")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
@@ -24,6 +25,7 @@ class Options:
     nondeterministic: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     skip: str | None = None
+    id: str | None = None  # an anchor other content (migration-map rows) links to
     raw: str = ""
 
 
@@ -74,6 +76,10 @@ def parse_options(words: list[str]) -> Options:
     for key in ("nondeterministic", "skip"):
         if key in values:
             kwargs[key] = values[key]
+    if "id" in values:
+        if not _ID.match(values["id"]):
+            raise FenceError(f"id= takes lowercase letters, digits and '-', not {values['id']!r}")
+        kwargs["id"] = values["id"]
     if "raises" in kwargs and "nondeterministic" in kwargs:
         raise FenceError("raises= and nondeterministic= cannot be combined")
     return Options(**kwargs)

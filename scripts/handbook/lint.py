@@ -17,6 +17,7 @@ from pathlib import Path
 import jsonschema
 
 from . import DOCS, EXAMPLES, ROOT
+from . import maps as maps_module
 from . import tags as vocabulary
 from .document import Page, parse_page, relpath
 from .signatures import parameters_of, resolve
@@ -47,6 +48,11 @@ CODES = {
     "HB070": "related API does not resolve in the installed torch",
     "HB071": "api page is not at the path its API name gives",
     "HB080": "script in examples/ is not included by any page",
+    "HB090": "migration map does not match its schema",
+    "HB091": "migration map names a torch API that does not resolve",
+    "HB092": "migration-map row needs an example on its page, and has none",
+    "HB093": "page shows a migration map that does not exist",
+    "HB094": "migration map is not shown by any page",
 }
 
 
@@ -242,6 +248,40 @@ def page_path(page: Page):
             yield 1, "HB071", f"page for {api} must live at docs/{want}"
 
 
+@check
+def map_markers(page: Page):
+    known = maps_module.load_all(maps_module.MAPS)
+    for line, name in maps_module.markers(page.text):
+        if name not in known:
+            yield line, "HB093", f"no migration map {name!r} in migration/ (known: {', '.join(known) or 'none'})"
+
+
+def lint_maps(pages: list[Page], folder: Path = maps_module.MAPS) -> Iterator[Finding]:
+    known = maps_module.load_all(folder)
+    shown: dict[str, list[Page]] = {}
+    for page in pages:
+        for _, name in maps_module.markers(page.text):
+            shown.setdefault(name, []).append(page)
+    for name, m in known.items():
+        where = relpath(m.path)
+        for line, message in maps_module.schema_errors(m):
+            yield Finding(where, line, "HB090", message)
+        if name not in shown:
+            yield Finding(where, 1, "HB094", f"no page shows this map (add <!-- migration-map: {name} --> to one)")
+        ids = {e.options.id for p in shown.get(name, []) for e in p.examples if e.options.id}
+        for row, line in zip(m.rows, m.row_lines + [1] * (len(m.rows) - len(m.row_lines)), strict=False):
+            if not isinstance(row, dict):
+                continue
+            for api in row.get("torch") or []:
+                if isinstance(api, str) and _resolves(api):
+                    yield Finding(where, line, "HB091", f"{row.get('other')}: {_resolves(api)}")
+            example = row.get("example")
+            if m.needs_example(row) and not example:
+                yield Finding(where, line, "HB092", f"{row.get('other')}: a {row.get('class')} row needs example=")
+            elif example and name in shown and example not in ids:
+                yield Finding(where, line, "HB092", f"{row.get('other')}: no example with id={example} on its page")
+
+
 def orphan_scripts(pages: list[Page], examples_dir: Path = EXAMPLES) -> Iterator[Finding]:
     included = {(ROOT / e.include).resolve() for p in pages for e in p.examples if e.include}
     for script in sorted(examples_dir.rglob("*.py")) if examples_dir.exists() else []:
@@ -261,6 +301,7 @@ def lint(paths: list[str] | None = None, examples_dir: Path = EXAMPLES) -> list[
     findings = [f for page in pages for f in lint_page(page)]
     if paths is None:
         findings.extend(orphan_scripts(pages, examples_dir))
+        findings.extend(lint_maps(pages))
     return findings
 
 

@@ -15,7 +15,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from handbook import record, render, search_index, site, tags
+from handbook import maps, record, render, search_index, site, tags
 
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
 _state: dict = {"record": {}, "pages": [], "site": None, "aliases": {}, "api": {}}
@@ -34,6 +34,7 @@ def on_config(config, **kwargs):
         plugin.config.tags_allowed = {Tag(t) for t in tags.ids()}
     docs = Path(config.docs_dir)
     _state["record"] = record.load(docs / "verification.json")
+    _state["maps"] = maps.load_all()
     _state["pages"] = site.load_pages(docs)
     _state["site"] = site.organize(_state["pages"], docs)
     config.nav = site.nav(_state["site"], docs)
@@ -60,6 +61,7 @@ SEARCH_BOOST = {"api": 3, "comparison": 2, "guide": 1.5}
 
 
 def on_page_markdown(markdown, page, config, **kwargs):
+    source = Path(page.file.abs_src_path) if page.file.abs_src_path else None
     if page.file.generated_by is not None or page.file.abs_src_path is None:
         # Generated listings repeat every page title: keep them from outranking the pages themselves.
         page.meta["search"] = {"exclude": True} if page.file.src_uri == "verification.md" else {"boost": 0.5}
@@ -68,12 +70,13 @@ def on_page_markdown(markdown, page, config, **kwargs):
             _state["aliases"][page.url] = [w for e in tags.load() for w in (e["id"], e["en"], e["zh"])]
         return markdown
     page.meta.setdefault("search", {"boost": SEARCH_BOOST.get(page.meta.get("kind"), 1)})
-    if page.meta.get("aliases"):
-        _state["aliases"][page.url] = [str(a) for a in page.meta["aliases"]]
+    text = source.read_text(encoding="utf-8")
+    words = [str(a) for a in page.meta.get("aliases") or []] + maps.search_words(text, _state["maps"])
+    if words:
+        _state["aliases"][page.url] = words
     if page.meta.get("kind") == "api" and page.meta.get("api"):
         _state["api"][page.url] = page.meta["api"]
-    source = Path(page.file.abs_src_path)
-    return render.render(source.read_text(encoding="utf-8"), source, _state["record"])
+    return render.render(text, source, _state["record"], _state["maps"])
 
 
 @event_priority(10)  # before the search plugin indexes the page

@@ -7,7 +7,9 @@ Independent of MkDocs: it takes page text and the verification record and return
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
+from . import maps
 from . import record as records
 from .document import Example, Page, parse_page
 from .official import official_markdown
@@ -97,13 +99,14 @@ def pitfalls_as_admonitions(lines: list[str]) -> list[str]:
     return lines[:start] + out + lines[end:]
 
 
-def render(text: str, path, record: dict) -> str:
+def render(text: str, path, record: dict, migration_maps: dict | None = None) -> str:
     """Markdown for the site: front matter removed, badges and signature added, fences made plain."""
     page = parse_page(path, text)
     lines = text.split("\n")
     edits: list[tuple[int, int, list[str]]] = []  # 0-based [start, end) → replacement
     for ex in page.examples:
-        edits.append((ex.line - 1, ex.line, [_code_header(ex)]))
+        anchor = [f'{ex.indent}<a id="ex-{ex.options.id}"></a>', ""] if ex.options.id else []
+        edits.append((ex.line - 1, ex.line, [*anchor, _code_header(ex)]))
         if ex.output is not None:
             end = (ex.cuda_output or ex.output).end_line
             edits.append((ex.output.line - 1, end, _output_lines(ex)))
@@ -124,6 +127,9 @@ def render(text: str, path, record: dict) -> str:
     for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[start:end] = new
     lines = pitfalls_as_admonitions(lines)
+    if maps.markers(text):
+        known = maps.load_all() if migration_maps is None else migration_maps
+        lines = maps.expand("\n".join(lines), Path(path).resolve(), known).split("\n")
     if page.front is not None or (lines and lines[0].strip() == "---"):
         close = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
         lines = lines[close + 1 :]
