@@ -20,3 +20,18 @@ def test_enrich_adds_api_and_segmented_aliases_to_the_page_entry_only():
     assert top["api"] == f"torch.cat{ZWSP}cat"
     assert "concatenate" in top["aliases"] and f"张量{ZWSP}拼接" in top["aliases"]
     assert "aliases" not in section and "api" not in section
+
+
+def test_worker_patch_fixes_the_loop_once_and_refuses_unknown_code(tmp_path):
+    import pytest
+
+    from handbook.search_index import WORKER_BUG, WORKER_FIX, WorkerPatchError, patch_worker
+
+    workers = tmp_path / "assets" / "javascripts" / "workers"
+    workers.mkdir(parents=True)
+    worker = workers / "search.abc.min.js"
+    worker.write_text(f"a;{WORKER_BUG};b")
+    patch_worker(tmp_path)
+    assert worker.read_text() == f"a;{WORKER_FIX};b"
+    with pytest.raises(WorkerPatchError, match="search worker changed"):
+        patch_worker(tmp_path)  # already patched, or a new theme version: never silently skipped

@@ -88,6 +88,7 @@ def on_page_context(context, page, config, **kwargs):
 
 @event_priority(-50)  # after the search plugin wrote its index, before the offline plugin inlines it
 def on_post_build(config, **kwargs):
+    search_index.patch_worker(Path(config.site_dir))
     path = Path(config.site_dir) / "search" / "search_index.json"
     if path.exists():
         index = json.loads(path.read_text(encoding="utf-8"))

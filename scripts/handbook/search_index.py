@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 ZWSP = "\u200b"
 _HAN = "\u4e00-\u9fff"
@@ -42,6 +43,30 @@ def _segment(words: list[str]) -> str:
 
     parts = [ZWSP.join(jieba.cut(w)) if re.search(f"[{_HAN}]", w) else w for w in words]
     return join_single_han(f" {ZWSP} ".join(parts).replace(" ", ZWSP))
+
+
+# mkdocs-material 9.8's search worker splits a Chinese query greedily into words of the index, but its loop stops
+# one character short: the whole query, or a last word, is never tried, so 随机失活 is searched as 随机 alone.
+WORKER_BUG = "for(let o=s+1;o<t.length;o++)t.slice(s,o)in e&&(n[s]=o-s)"
+WORKER_FIX = "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e&&(n[s]=o-s)"
+
+
+class WorkerPatchError(RuntimeError):
+    pass
+
+
+def patch_worker(site_dir: Path) -> Path:
+    """Fix the query segmentation loop in the built search worker; fail loudly if the theme's code changed."""
+    workers = sorted((site_dir / "assets" / "javascripts" / "workers").glob("search.*.min.js"))
+    if len(workers) != 1:
+        raise WorkerPatchError(f"expected one search worker in {site_dir}, found {len(workers)}")
+    text = workers[0].read_text(encoding="utf-8")
+    if text.count(WORKER_BUG) != 1:
+        raise WorkerPatchError(
+            "mkdocs-material's search worker changed: review the Chinese query fix in handbook/search_index.py"
+        )
+    workers[0].write_text(text.replace(WORKER_BUG, WORKER_FIX), encoding="utf-8")
+    return workers[0]
 
 
 def enrich(index: dict, aliases: dict[str, list[str]], apis: dict[str, str]) -> None:
