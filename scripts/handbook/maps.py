@@ -38,6 +38,7 @@ class Map:
     path: Path
     data: dict
     row_lines: list[int]  # 1-based line of each row in the YAML file
+    parse_error: tuple[int, str] | None = None
 
     @property
     def rows(self) -> list[dict]:
@@ -51,7 +52,11 @@ class Map:
 
 def load(path: Path) -> Map:
     text = path.read_text(encoding="utf-8")
-    node = yaml.compose(text)
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return Map(path.stem, path, {}, [], ((mark.line + 1) if mark else 1, f"not valid YAML: {exc}".split("\n")[0]))
     lines: list[int] = []
     if node is not None:
         for key, value in getattr(node, "value", []):
@@ -70,6 +75,8 @@ def _validator() -> jsonschema.Draft202012Validator:
 
 
 def schema_errors(m: Map) -> list[tuple[int, str]]:
+    if m.parse_error:
+        return [m.parse_error]
     out = []
     for error in _validator().iter_errors(m.data):
         path = list(error.path)
