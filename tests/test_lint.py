@@ -141,3 +141,7 @@ def test_signature_overrides_hold_in_the_installed_torch():
     torch.log_softmax(input=x, dim=0, dtype=torch.float64, out=torch.empty(3, dtype=torch.float64))
     with pytest.raises(TypeError):
         torch.log_softmax(x, 0, bogus=1)
+    assert torch.device(type="cuda", index=1).index == 1
+    with pytest.raises(TypeError):
+        torch.device(kind="cpu")
+    assert isinstance(torch.backends.cudnn.benchmark, bool)
