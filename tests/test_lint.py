@@ -9,7 +9,10 @@ from handbook.lint import CODES, lint, lint_page, orphan_scripts
 
 LINT = Path(__file__).parent / "fixtures" / "lint"
 MAP_CODES = ["HB090", "HB091", "HB092", "HB094"]
-MAP_FIXTURES = [*MAP_CODES, "HB090-yaml"]  # a map that is not YAML at all is a finding, not a crash  # whole-map checks, run over a fixture migration/ folder
+MAP_FIXTURES = [
+    *MAP_CODES,
+    "HB090-yaml",
+]  # a map that is not YAML at all is a finding, not a crash  # whole-map checks, run over a fixture migration/ folder
 PAGE_CODES = sorted(code for code in CODES if code != "HB080" and code not in MAP_CODES)
 
 

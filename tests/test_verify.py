@@ -115,3 +115,12 @@ def test_summary_line(capsys):
 def test_jobs_do_not_change_results(jobs):
     report = run("ok.md", "raises.md", "warnings.md", jobs=jobs)
     assert (report.count("passed"), report.failed) == (5, 5)
+
+
+def test_terminal_escape_codes_are_not_part_of_the_output(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text(
+        '---\nkind: guide\n---\n\n# T\n\n```python\nprint("\\x1b[1mbold\\x1b[0m text")\n```\n\n```output\nbold text\n```\n'
+    )
+    (outcome,) = verify([str(page)], devices=("cpu",), use_cache=False, record_path=None).outcomes
+    assert outcome.status == "passed" and outcome.actual == "bold text\n"

@@ -76,6 +76,7 @@ def _exception_class_matches(exc: BaseException, name: str) -> bool:
     return False
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # terminal colours and bold, which some torch messages carry
 _BUILD_PATH = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?")
 
 
@@ -138,6 +139,7 @@ def run_example(example, namespace: dict) -> dict:
         output += "".join(line + "\n" for line in seen)
     if raised_line is not None:
         output += raised_line + "\n"
+    output = _ANSI.sub("", output)
     return {"output": output, "error": error, "stderr": err.getvalue()[-2000:], "seconds": elapsed}
 
 
