@@ -19,6 +19,7 @@ from . import ROOT
 from .fences import FenceError, Options, OutputHeader, parse_options, parse_output_header, split_info
 
 _INCLUDE = re.compile(r'^--8<--\s+"([^"]+)"$')
+_BROKEN_FENCE = re.compile(r"^\s*```+\s*(python|output)\b[^`]*`")
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
 _md = MarkdownIt("commonmark").enable("table")
 
@@ -138,6 +139,10 @@ def parse_page(path: Path, text: str | None = None) -> Page:
     body_lines = _read_front_matter(page, lines)
     tokens = _md.parse("\n".join(body_lines))
     _collect(page, tokens, lines)
+    for n, line in enumerate(lines, 1):
+        # CommonMark: a backtick in the info string means this is not a fence, so the example would never run
+        if _BROKEN_FENCE.match(line):
+            page.problems.append(Problem(n, "HB063", "fence line holds a backtick, so it is no code fence at all"))
     return page
 
 
