@@ -105,3 +105,9 @@ def _site_relative(href: str) -> str:
             path = path.split(marker, 1)[1]
             path = path.split("/", 1)[1] if "/" in path else ""
     return path
+
+
+def expected_pages(case: dict) -> list[str]:
+    """A search-suite case names one page, or several of which any counts."""
+    expect = case["expect"]
+    return expect if isinstance(expect, list) else [expect]

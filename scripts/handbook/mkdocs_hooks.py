@@ -58,6 +58,7 @@ def on_files(files, config, **kwargs):
 
 
 SEARCH_BOOST = {"api": 3, "comparison": 2, "guide": 1.5}
+MAP_PAGE_BOOST = 4
 
 
 def on_page_markdown(markdown, page, config, **kwargs):
@@ -71,7 +72,10 @@ def on_page_markdown(markdown, page, config, **kwargs):
         return markdown
     page.meta.setdefault("search", {"boost": SEARCH_BOOST.get(page.meta.get("kind"), 1)})
     text = source.read_text(encoding="utf-8")
-    words = [str(a) for a in page.meta.get("aliases") or []] + maps.search_words(text, _state["maps"])
+    map_words = maps.search_words(text, _state["maps"])
+    if map_words:  # the page that answers "what is tf.concat called here"
+        page.meta["search"] = {"boost": MAP_PAGE_BOOST}
+    words = [str(a) for a in page.meta.get("aliases") or []] + map_words
     if words:
         _state["aliases"][page.url] = words
     if page.meta.get("kind") == "api" and page.meta.get("api"):

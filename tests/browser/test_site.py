@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from handbook.browser import open_search, search, serve
+from handbook.browser import expected_pages, open_search, search, serve
 
 QUERIES = yaml.safe_load((Path(__file__).parent / "search_queries.yml").read_text(encoding="utf-8"))
 
@@ -86,15 +86,16 @@ def test_tags_page_lists_labels_in_both_languages(built_site, browser, screensho
 
 def test_search_suite(built_site, browser, screenshot):
     """Every query of the suite finds its page in the top 3. Prints the hit rate and the median latency."""
-    misses, latencies = [], []
+    misses, known, latencies = [], [], []
     with serve(built_site) as base:
         page = browser.new_page()
         open_search(page, base)
         for case in QUERIES:
             results, seconds = search(page, case["query"])
             top = [r.rstrip("/") for r in results[:3]]
-            if case["expect"].rstrip("/") not in top:
-                misses.append(f"{case['query']!r}: expected {case['expect']}, got {top}")
+            if not any(e.rstrip("/") in top for e in expected_pages(case)):
+                miss = f"{case['query']!r}: expected {case['expect']}, got {top}"
+                (known if case.get("known_miss") else misses).append(miss)
             if not math.isnan(seconds):
                 latencies.append(seconds)
         screenshot(page, "search")
