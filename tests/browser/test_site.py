@@ -99,12 +99,13 @@ def test_search_suite(built_site, browser, screenshot):
             if not math.isnan(seconds):
                 latencies.append(seconds)
         screenshot(page, "search")
-    hits = len(QUERIES) - len(misses)
+    hits = len(QUERIES) - len(misses) - len(known)
     print(
         f"\nsearch suite: {hits}/{len(QUERIES)} hits ({100 * hits / len(QUERIES):.0f}%), "
-        f"median latency {1000 * statistics.median(latencies):.0f} ms"
+        f"median latency {1000 * statistics.median(latencies):.0f} ms; known misses: {known}"
     )
     assert len(QUERIES) >= 40
+    assert len(known) <= 1  # a known miss is listed in the suite with its reason, and stays rare
     assert not misses, "\n".join(misses)
 
 
