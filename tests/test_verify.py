@@ -124,3 +124,11 @@ def test_terminal_escape_codes_are_not_part_of_the_output(tmp_path):
     )
     (outcome,) = verify([str(page)], devices=("cpu",), use_cache=False, record_path=None).outcomes
     assert outcome.status == "passed" and outcome.actual == "bold text\n"
+
+
+def test_addresses_and_the_temp_folder_are_written_stably(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text("---\nkind: guide\n---\n\n# T\n\n```python\nimport os\nprint(object(), os.getcwd())\n```\n")
+    verify([str(page)], devices=("cpu",), update=True, use_cache=False, record_path=None)
+    assert "<object object at 0x...> <page folder>" in page.read_text()
+    assert verify([str(page)], devices=("cpu",), use_cache=False, record_path=None).failed == 0

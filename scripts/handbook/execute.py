@@ -10,6 +10,7 @@ import builtins
 import faulthandler
 import io
 import ipaddress
+import linecache
 import os
 import random
 import re
@@ -77,6 +78,16 @@ def _exception_class_matches(exc: BaseException, name: str) -> bool:
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # terminal colours and bold, which some torch messages carry
+_ADDRESS = re.compile(r"(?<= at )0x[0-9a-f]{6,}\b")  # `<function f at 0x7f...>`, not hex values
+
+
+def _stable(text: str) -> str:
+    """What differs on every run and means nothing to a reader: object addresses and the page's temp folder."""
+    text = _ADDRESS.sub("0x...", text)  # '...' then matches any address when compared
+    cwd = os.getcwd()
+    return text.replace(cwd, "<page folder>") if len(cwd) > 1 else text
+
+
 _BUILD_PATH = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?")
 
 
@@ -95,6 +106,17 @@ def _tail(exc: BaseException, filenames: set[str], limit: int = 8) -> str:
     return "\n".join(lines[-limit:]) if len(lines) > limit else "\n".join(lines)
 
 
+def _file_lines(example, source: str) -> list[str]:
+    """The whole file's lines (page or script), so code from earlier blocks is quoted too."""
+    from . import ROOT
+
+    path = ROOT / example.filename
+    try:
+        return path.read_text(encoding="utf-8").splitlines(True)
+    except OSError:
+        return source.splitlines(True)
+
+
 def run_example(example, namespace: dict) -> dict:
     """Execute one example; return what happened (output, error, warnings)."""
     opts = example.options
@@ -106,6 +128,8 @@ def run_example(example, namespace: dict) -> dict:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            # Tracebacks and torch's own error messages quote source lines: give them the page's, wherever we run.
+            linecache.cache[example.filename] = (len(source), None, _file_lines(example, source), example.filename)
             code = compile(source, example.filename, "exec")
             with redirect_stdout(out), redirect_stderr(err):
                 exec(code, namespace)
@@ -139,7 +163,7 @@ def run_example(example, namespace: dict) -> dict:
         output += "".join(line + "\n" for line in seen)
     if raised_line is not None:
         output += raised_line + "\n"
-    output = _ANSI.sub("", output)
+    output = _stable(_ANSI.sub("", output))
     return {"output": output, "error": error, "stderr": err.getvalue()[-2000:], "seconds": elapsed}
 
 
