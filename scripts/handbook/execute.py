@@ -70,13 +70,6 @@ def block_network() -> None:
     socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = connect, connect_ex, getaddrinfo
 
 
-def _exception_class_matches(exc: BaseException, name: str) -> bool:
-    for cls in type(exc).__mro__:
-        if name in (cls.__name__, f"{cls.__module__}.{cls.__qualname__}"):
-            return True
-    return False
-
-
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # terminal colours and bold, which some torch messages carry
 _ADDRESS = re.compile(r"(?<= at )0x[0-9a-f]{6,}\b")  # `<function f at 0x7f...>`, not hex values
 
@@ -134,7 +127,7 @@ def run_example(example, namespace: dict) -> dict:
             with redirect_stdout(out), redirect_stderr(err):
                 exec(code, namespace)
         except BaseException as exc:  # noqa: BLE001 - examples may raise anything, SystemExit included
-            if opts.raises and _exception_class_matches(exc, opts.raises):
+            if opts.raises and _class_named(type(exc), opts.raises):
                 raised_line = f"{type(exc).__name__}: {exc}"
             elif opts.raises:
                 error = f"expected {opts.raises}, got {type(exc).__name__}:\n{_tail(exc, {example.filename})}"
@@ -145,10 +138,8 @@ def run_example(example, namespace: dict) -> dict:
     if opts.raises and raised_line is None and error is None:
         error = f"expected {opts.raises} to be raised, but the example finished without it"
     strict = [w for w in caught if issubclass(w.category, STRICT_WARNINGS)]
-    declared = [w for w in strict if opts.warns and _class_named(w.category, opts.warns)]
+    declared = [w for w in caught if opts.warns and _class_named(w.category, opts.warns)]
     undeclared = [w for w in strict if w not in declared]
-    if opts.warns:
-        declared += [w for w in caught if _class_named(w.category, opts.warns) and w not in declared]
     if error is None and undeclared:
         w = undeclared[0]
         error = f"undeclared warning (declare it with warns={w.category.__name__}):\n{_warning_line(w)}"
@@ -168,6 +159,7 @@ def run_example(example, namespace: dict) -> dict:
 
 
 def _class_named(cls: type, name: str) -> bool:
+    """cls or one of its bases is called `name` (plain or module-qualified): for raises= and warns=."""
     return any(name in (c.__name__, f"{c.__module__}.{c.__qualname__}") for c in cls.__mro__)
 
 
