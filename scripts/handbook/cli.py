@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--jobs", type=int, default=None, help="pages run at once (default: number of cores)")
     v.add_argument("--no-cache", action="store_true", help="run every page, even unchanged ones")
     v.add_argument("--no-record", action="store_true", help="do not write docs/verification.json")
+    v.add_argument("--results", metavar="PATH", help="also write every example's outcome and output as JSON")
 
     lint = sub.add_parser("lint", help="check front matter, tags, sections, signatures and links")
     lint.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
@@ -73,6 +74,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         print_report(report, devices)
+        if args.results:
+            from pathlib import Path
+
+            from .verify import write_results
+
+            write_results(report, Path(args.results), record.environment())
         return 1 if report.failed else 0
     if args.command == "lint":
         from .lint import main as lint_main

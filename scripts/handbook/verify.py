@@ -288,6 +288,27 @@ def _apply_update(page: Page, devices, planned, by_job, report: Report, provenan
     return new
 
 
+def write_results(report: Report, path: Path, env: dict) -> None:
+    """Every outcome as JSON, for tools that compare runs (the portability pass, upgrades)."""
+    import json
+
+    rows = [
+        {
+            "name": o.example.name,
+            "device": o.device,
+            "status": o.status,
+            "reason": o.reason,
+            "code": o.example.code_hash,
+            "expected": o.example.expected(o.device),
+            "actual": o.actual,
+            "detail": o.detail,
+        }
+        for o in report.outcomes
+    ]
+    data = {"environment": env, "examples": rows}
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def print_report(report: Report, devices, out=None) -> None:
     out = out or sys.stdout
     for o in report.outcomes:
