@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: site test serve lint verify update bench sitebench check format clean
+.PHONY: site test serve lint verify update portability bench sitebench check format clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ verify: $(STAMP)
 
 update: $(STAMP)
 	$(PY) -m handbook verify --update
+
+# The CPU pass again under each lower instruction-set level and another thread count (see docs/contributing.md).
+portability: $(STAMP)
+	$(PY) -m handbook verify --portability
 
 site: lint verify
 	$(VENV)/bin/mkdocs build --strict

@@ -4,7 +4,7 @@ import json
 import shutil
 from pathlib import Path
 
-from handbook import record, render
+from handbook import machine, record, render
 from handbook.verify import verify
 
 OK = Path(__file__).parent / "fixtures" / "verify" / "ok.md"
@@ -45,9 +45,11 @@ def test_record_holds_hash_versions_date_outcome(tmp_path):
     verify([str(page)], devices=("cpu", "cuda"), record_path=rec, cache_path=cache)
     data = json.loads(rec.read_text())
     (entry,) = data["pages"].values()
-    cpu = entry["cpu"]
+    (name,) = entry["cpu"]  # the machine that ran it: CPU model and ATen capability
+    assert name == machine.cpu_label() and name.startswith(machine.cpu_model()) and "(" in name
+    cpu = entry["cpu"][name]
     assert set(cpu) >= {"hash", "outcome", "torch", "torchvision", "python", "date", "passed", "failed", "skipped"}
-    assert cpu["outcome"] == "passed" and cpu["torch"].startswith("2.14.1")
+    assert cpu["outcome"] == "passed" and cpu["torch"] == record.environment()["torch"]
     assert "cuda" not in entry  # nothing ran on CUDA, so nothing is recorded for it
 
 
@@ -56,7 +58,8 @@ def test_failed_page_is_recorded_as_failed(tmp_path):
     page.write_text(page.read_text().replace("6.0 cpu", "7.0 cpu"))
     verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
     (entry,) = json.loads(rec.read_text())["pages"].values()
-    assert entry["cpu"]["outcome"] == "failed" and entry["cpu"]["failed"] == 1
+    (cpu,) = entry["cpu"].values()
+    assert cpu["outcome"] == "failed" and cpu["failed"] == 1
 
 
 def test_changed_examples_make_the_record_stale_and_the_badge_says_so(tmp_path):
@@ -64,7 +67,9 @@ def test_changed_examples_make_the_record_stale_and_the_badge_says_so(tmp_path):
     verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
     data = record.load(rec)
     html = render.render(page.read_text(), page, data)
-    assert "Verified on CPU · torch 2.14.1" in html and "CUDA: not yet verified" in html
+    torch_version = record.environment()["torch"]
+    assert f"Verified on CPU · {machine.cpu_label()} · torch {torch_version}" in html
+    assert "CUDA: not yet verified" in html
     page.write_text(page.read_text().replace("print(x * 2)", "print(x * 3)"))
     html = render.render(page.read_text(), page, data)
     assert "Verified on CPU" not in html and "CPU: stale" in html
@@ -83,10 +88,12 @@ def test_reverifying_identical_content_keeps_the_date(tmp_path):
     verify([str(page)], devices=("cpu",), record_path=rec, cache_path=cache)
     data = json.loads(rec.read_text())
     (name,) = data["pages"]
-    data["pages"][name]["cpu"]["date"] = "2000-01-01"
+    (cpu,) = data["pages"][name]["cpu"].values()
+    cpu["date"] = "2000-01-01"
     rec.write_text(json.dumps(data))
     verify([str(page)], devices=("cpu",), use_cache=False, record_path=rec, cache_path=cache)
-    assert json.loads(rec.read_text())["pages"][name]["cpu"]["date"] == "2000-01-01"
+    (cpu,) = json.loads(rec.read_text())["pages"][name]["cpu"].values()
+    assert cpu["date"] == "2000-01-01"
 
 
 def test_pages_outside_the_record_folder_are_not_recorded(tmp_path):
@@ -103,7 +110,7 @@ def _hammer(path, worker):
             path,
             {(f"docs/p{worker}-{n}.md", "cpu"): ("h", {"passed": 1, "failed": 0, "skipped": 0})},
             {"torch": "t", "torchvision": "v", "python": "p"},
-            None,
+            {"cpu": "some CPU (AVX2)"},
             None,
         )
 
@@ -119,3 +126,91 @@ def test_concurrent_verifiers_do_not_lose_each_others_records(tmp_path):
     for w in workers:
         w.join()
     assert len(json.loads(path.read_text())["pages"]) == 6 * 25
+
+
+COUNTS = {"passed": 2, "failed": 0, "skipped": 0}
+ENV = {"torch": "9.9.9", "torchvision": "0.0.1", "python": "3.11.7"}
+
+
+def _two_machines(tmp_path):
+    """The same page verified on two machines, each writing its own record, then merged."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    record.update(a, {("docs/p.md", "cpu"): ("h1", COUNTS)}, ENV, {"cpu": "AMD EPYC (AVX512)"}, None)
+    record.update(b, {("docs/p.md", "cpu"): ("h1", COUNTS)}, ENV, {"cpu": "Intel Xeon (AVX2)"}, None)
+    return record.merge(record.load(a), record.load(b))
+
+
+def test_records_of_two_machines_merge_and_the_badge_names_both(tmp_path):
+    merged = _two_machines(tmp_path)
+    assert sorted(merged["pages"]["docs/p.md"]["cpu"]) == ["AMD EPYC (AVX512)", "Intel Xeon (AVX2)"]
+    state, info = record.status(merged, "docs/p.md", "cpu", "h1")
+    assert state == "verified" and info["machines"] == ["AMD EPYC (AVX512)", "Intel Xeon (AVX2)"]
+    text = render.badge("cpu", state, info)
+    assert "Verified on CPU · AMD EPYC (AVX512), Intel Xeon (AVX2) · torch 9.9.9" in text
+
+
+def test_a_second_machine_keeps_the_first_machines_entry(tmp_path):
+    path = tmp_path / "r.json"
+    record.update(path, {("docs/p.md", "cpu"): ("h1", COUNTS)}, ENV, {"cpu": "AMD EPYC (AVX512)"}, None)
+    record.update(path, {("docs/p.md", "cpu"): ("h1", COUNTS)}, ENV, {"cpu": "Intel Xeon (AVX2)"}, None)
+    assert len(record.load(path)["pages"]["docs/p.md"]["cpu"]) == 2
+    # new examples verified on one machine: the other machine's entry, about older examples, goes
+    record.update(path, {("docs/p.md", "cpu"): ("h2", COUNTS)}, ENV, {"cpu": "Intel Xeon (AVX2)"}, None)
+    assert list(record.load(path)["pages"]["docs/p.md"]["cpu"]) == ["Intel Xeon (AVX2)"]
+
+
+def test_a_failure_on_any_machine_makes_the_page_failed(tmp_path):
+    merged = _two_machines(tmp_path)
+    merged["pages"]["docs/p.md"]["cpu"]["Intel Xeon (AVX2)"]["outcome"] = "failed"
+    state, info = record.status(merged, "docs/p.md", "cpu", "h1")
+    assert state == "failed" and info["failed_on"] == ["Intel Xeon (AVX2)"]
+    assert "verification failed on Intel Xeon (AVX2)" in render.badge("cpu", state, info)
+
+
+def test_older_records_without_machine_names_still_read(tmp_path):
+    legacy = {
+        "pages": {"docs/p.md": {"cpu": {"hash": "h1", "outcome": "passed", **COUNTS, **ENV, "date": "2026-11-30"}}}
+    }
+    state, info = record.status(legacy, "docs/p.md", "cpu", "h1")
+    assert state == "verified" and info["machines"] == [record.UNNAMED]
+    assert "Verified on CPU · torch 9.9.9" in render.badge("cpu", state, info)  # no invented machine name
+
+
+MACHINE_PAGE = """---
+kind: guide
+summary: x
+---
+
+# A page
+
+```python
+import torch
+```
+
+```python machine="the capability depends on the CPU"
+print(torch.backends.cpu.get_cpu_capability())
+```
+"""
+
+
+def test_machine_dependent_output_is_recorded_per_machine_and_rendered_as_tabs(tmp_path):
+    import torch
+
+    page = tmp_path / "m.md"
+    page.write_text(MACHINE_PAGE)
+    rec = tmp_path / "verification.json"
+    report = verify([str(page)], devices=("cpu",), record_path=rec, cache_path=tmp_path / "c.json")
+    assert report.failed == 0 and report.count("passed") == 2
+    data = record.load(rec)
+    (outputs,) = data["pages"][next(iter(data["pages"]))]["machine_outputs"].values()
+    assert outputs["cpu"][machine.cpu_label()]["output"] == torch.backends.cpu.get_cpu_capability() + "\n"
+    html = render.render(page.read_text(), page, data)
+    assert f'=== "On {machine.cpu_label()}"' in html and torch.backends.cpu.get_cpu_capability() in html
+    assert "No run of this code is recorded yet" in render.render(page.read_text(), page, {"pages": {}})
+
+
+def test_a_machine_dependent_example_that_raises_fails(tmp_path):
+    page = tmp_path / "m.md"
+    page.write_text(MACHINE_PAGE.replace("print(torch.backends.cpu.get_cpu_capability())", "1 / 0"))
+    report = verify([str(page)], devices=("cpu",), record_path=None, cache_path=tmp_path / "c.json")
+    assert report.failed == 1 and "ZeroDivisionError" in next(o.detail for o in report.outcomes if o.status == "failed")

@@ -14,9 +14,28 @@ import sys
 import tempfile
 import time
 
+from . import DOCS
 from .document import parse_page
 from .pool import Job, run_jobs, warm_up
 from .verify import collect
+
+# The default sample: fixed, so figures compare across runs, and chosen to span the handbook: small and large pages,
+# tensor ops, layers, functional, optimizers, data loading with workers, autograd, a comparison and a guide.
+SAMPLE = [
+    "torch/zeros.md",
+    "torch/cat.md",
+    "torch/gather.md",
+    "torch/tensor/view.md",
+    "torch/nn/linear.md",
+    "torch/nn/conv2d.md",
+    "torch/nn/functional/relu.md",
+    "torch/nn/functional/cross_entropy.md",
+    "torch/optim/sgd.md",
+    "torch/utils/data/dataloader.md",
+    "torch/autograd/grad.md",
+    "comparisons/cat-vs-stack.md",
+    "guides/broadcasting.md",
+]
 
 
 def _fresh(page_path: str) -> tuple[float, float]:
@@ -54,11 +73,14 @@ def _fresh_main(page_path: str, result_path: str, tmp: str) -> None:
 
 
 def main(paths: list[str] | None, repeat: int = 3) -> int:
-    pages = [p for p in (parse_page(path) for path in collect(paths)) if p.examples]
+    chosen = paths or [str(DOCS / rel) for rel in SAMPLE if (DOCS / rel).exists()]
+    pages = [p for p in (parse_page(path) for path in collect(chosen)) if p.examples]
     if not pages:
         print("error: no page with examples to measure", file=sys.stderr)
         return 2
-    print(f"pages: {len(pages)} with examples, CPU pass; warm runs repeated {repeat}x, fresh runs once", flush=True)
+    which = "the pages given" if paths else "the fixed sample (bench.SAMPLE; pass paths to measure others)"
+    print(f"pages: {len(pages)} with examples, {which}: {', '.join(p.rel for p in pages)}")
+    print(f"CPU pass; warm runs repeated {repeat}x, fresh runs once", flush=True)
     warm_up()
     overheads = []
     for _ in range(repeat):
@@ -81,6 +103,28 @@ def main(paths: list[str] | None, repeat: int = 3) -> int:
     print(f"total verify time: {total:.2f} s ({len(pages)} pages, {os.cpu_count()} jobs, forked)")
     print(f"total as fresh processes: {fresh_total:.2f} s ({len(pages)} pages, one after another)")
     print(f"ratio: {fresh / warm:.1f}x vs a fresh process per page (isolation overhead, medians)")
+    return 0
+
+
+def scaling(sizes: tuple[int, ...] = (1000, 2000, 4000, 8000)) -> int:
+    """Verify time of pages of N tiny examples: cost per example must not grow with N (linear, not quadratic)."""
+    from .verify import verify
+
+    warm_up()
+    per_example = []
+    with tempfile.TemporaryDirectory(prefix="handbook-scaling-") as tmp:
+        for n in sizes:
+            page = os.path.join(tmp, f"tiny-{n}.md")
+            blocks = [f"```python\nx = {i}\nprint(x + 1)\n```\n\n```output\n{i + 1}\n```\n" for i in range(n)]
+            with open(page, "w", encoding="utf-8") as f:
+                f.write("---\nkind: guide\nsummary: scaling\n---\n\n# Scaling\n\n" + "\n".join(blocks))
+            started = time.perf_counter()
+            report = verify([page], devices=("cpu",), use_cache=False, record_path=None, stream=open(os.devnull, "w"))
+            seconds = time.perf_counter() - started
+            assert report.failed == 0, f"{page}: {report.failed} failed"
+            per_example.append(seconds / n)
+            print(f"{n:6d} examples: {seconds:6.2f} s, {seconds / n * 1e6:7.1f} us/example", flush=True)
+    print(f"growth: {per_example[-1] / per_example[0]:.2f}x per example from {sizes[0]} to {sizes[-1]} (1.0 = linear)")
     return 0
 
 

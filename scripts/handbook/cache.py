@@ -21,8 +21,8 @@ def _tool_hash() -> str:
 
 
 class Cache:
-    def __init__(self, path: Path = CACHE, enabled: bool = True):
-        self.path, self.enabled = path, enabled
+    def __init__(self, path: Path = CACHE, enabled: bool = True, machine: str = ""):
+        self.path, self.enabled, self.machine = path, enabled, machine  # a page passed on one CPU class, not all
         self.entries: dict[str, str] = {}
         if enabled and path.exists():
             try:
@@ -34,7 +34,7 @@ class Cache:
         self.dropped: set[str] = set()
 
     def key(self, page, device: str, env: dict) -> str:
-        parts = [page.examples_hash, device, env["torch"], env["torchvision"], env["python"], self.tool]
+        parts = [page.examples_hash, device, env["torch"], env["torchvision"], env["python"], self.machine, self.tool]
         return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
     def hit(self, page, device: str, env: dict) -> bool:

@@ -38,6 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--no-cache", action="store_true", help="run every page, even unchanged ones")
     v.add_argument("--no-record", action="store_true", help="do not write docs/verification.json")
     v.add_argument("--results", metavar="PATH", help="also write every example's outcome and output as JSON")
+    v.add_argument(
+        "--portability",
+        action="store_true",
+        help="re-run the CPU pass under each lower instruction-set level and another thread count; report changes",
+    )
 
     lint = sub.add_parser("lint", help="check front matter, tags, sections, signatures and links")
     lint.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
@@ -47,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("bench", help="measure per-page isolation overhead against a fresh process per page")
     b.add_argument("paths", nargs="*")
     b.add_argument("--repeat", type=int, default=3)
+    b.add_argument("--scaling", action="store_true", help="verify time of pages of 1000-8000 tiny examples")
+
+    m = sub.add_parser("merge-records", help="merge verification records written on other machines into docs/")
+    m.add_argument("records", nargs="+", help="verification.json files to merge in")
 
     sub.add_parser("offline", help="build the offline copy and zip it into site/download/")
     sub.add_parser("sitebench", help="site build time, search latency in Chromium, index and zip sizes")
@@ -56,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command in ("verify", "bench") and argv is None:
         _reexec_with_huge_pages()
+    if args.command == "verify" and args.portability:
+        from .portability import main as portability_main
+
+        return portability_main(args.paths or None, args.jobs)
     if args.command == "verify":
         from . import record
         from .verify import print_report, verify
@@ -91,6 +104,27 @@ def main(argv: list[str] | None = None) -> int:
         for code, meaning in sorted(CODES.items()):
             print(f"{code}  {meaning}")
         return 0
+    if args.command == "merge-records":
+        from pathlib import Path
+
+        from . import record
+
+        with record.locked(record.RECORD):
+            merged = record.load(record.RECORD)
+            for other in args.records:
+                try:
+                    record.merge(merged, record.load(Path(other)))
+                except (OSError, ValueError, KeyError) as exc:
+                    print(f"error: {other}: not a verification record ({exc})", file=sys.stderr)
+                    return 2
+            record.save(merged, record.RECORD)
+        machines = {
+            m for p in merged["pages"].values() for d in ("cpu", "cuda") for m in record.by_machine(p.get(d, {}))
+        }
+        print(
+            f"merged {len(args.records)} record(s): {len(merged['pages'])} pages, machines: {', '.join(sorted(machines))}"
+        )
+        return 0
     if args.command == "offline":
         from .offline import main as offline_main
 
@@ -105,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         return linkcheck_main(args.site)
     if args.command == "bench":
         from .bench import main as bench_main
+        from .bench import scaling
 
-        return bench_main(args.paths or None, args.repeat)
+        return scaling() if args.scaling else bench_main(args.paths or None, args.repeat)
     return 2

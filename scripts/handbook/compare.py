@@ -2,7 +2,9 @@
 
 1. whitespace: trailing spaces on each line and leading/trailing blank lines are ignored;
 2. `...` in the expected output matches anything, within a line or across lines;
-3. a float in the expected output matches any number equal to it at the precision written;
+3. a float in the expected output matches a number within one unit in its last written digit, when it is written
+   with enough digits for that to be safe (see `allowance`); otherwise it must equal it at the precision written.
+   Integers, shapes, dtypes, booleans and text stay exact;
 4. (CUDA pass, shared expected output only) `device='cuda:0'`, `torch.cuda.FloatTensor` and the like are
    normalized to the CPU spelling.
 """
@@ -14,7 +16,8 @@ import re
 
 ELLIPSIS = "..."
 # A float as written in expected output: digits with a point or an exponent. Not part of a word or a dotted name.
-_FLOAT = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?(?![\w])")
+# A version such as 2.14.1 is not a float: no point-and-digit may follow.
+_FLOAT = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?(?!\w|\.\d)")
 _ANY_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _CUDA_SPELLINGS = [
     (re.compile(r", device='cuda(?::\d+)?'"), ""),
@@ -38,10 +41,28 @@ def normalize_cuda(text: str) -> str:
     return text
 
 
-def _tolerance(token: str) -> float:
-    mantissa, _, exponent = token.lower().partition("e")
-    decimals = len(mantissa.partition(".")[2])
-    return 0.5 * 10 ** (int(exponent or 0) - decimals)
+def _digits(token: str) -> tuple[int, int, int]:
+    """(significant digits, digits after the point, exponent) of a float as written."""
+    mantissa, _, exponent = token.lower().lstrip("+-").partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    significant = len((whole + fraction).lstrip("0"))
+    return significant, len(fraction), int(exponent or 0)
+
+
+def allowance(token: str) -> float:
+    """How far an actual number may be from the expected `token`.
+
+    Two correct IEEE-754 machines can print a value that lies near a rounding boundary differently in the last
+    digit (GELU(-3) = -0.0040497... prints as -0.0040 or -0.0041), so one unit in the last written digit is
+    allowed — but only when that unit is small: the token has at least three significant digits (one unit is at
+    most 1% of the value) or at least four digits after the point (torch's print precision: one unit is at most
+    1e-4). "0.5" vs "0.6" or "1.5e-05" vs "1.6e-05" are real differences and still fail. Tokens with fewer digits
+    must equal the actual number at the precision written (half a unit), so "0.33" matches "0.3333".
+    """
+    significant, decimals, exponent = _digits(token)
+    unit = 10.0 ** (exponent - decimals)
+    enough = significant >= 3 or ("e" not in token.lower() and decimals >= 4)
+    return unit if enough else 0.5 * unit
 
 
 def _pattern(expected: str) -> tuple[re.Pattern, list[str]]:
@@ -69,7 +90,7 @@ def matches(expected: str, actual: str) -> bool:
     if m is None:
         return False
     for want, got in zip(floats, m.groups(), strict=True):
-        if abs(float(got) - float(want)) > _tolerance(want) * (1 + 1e-9):
+        if abs(float(got) - float(want)) > allowance(want) * (1 + 1e-9):
             return False
     return True
 

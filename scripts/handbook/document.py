@@ -232,6 +232,10 @@ def _attach_output(page: Page, example: Example | None, tok, line, end_line, wor
     block = OutputBlock(line, end_line, tok.content, header)
     if example is None or not _adjacent(lines, example.cuda_output or example.output or example, line):
         page.problems.append(Problem(line, "HB061", "output block does not directly follow a python block"))
+    elif example.options.machine:
+        page.problems.append(
+            Problem(line, "HB064", f"{example.name} has machine=: its outputs live in the record, not on the page")
+        )
     elif label == "" and example.output is None and example.cuda_output is None:
         example.output = block
     elif label == "cuda" and example.cuda_output is None:

@@ -6,6 +6,7 @@ Messages go back over a pipe: ("start", i) before example i, ("result", i, dict)
 
 from __future__ import annotations
 
+import ast
 import builtins
 import faulthandler
 import io
@@ -21,7 +22,7 @@ import time
 import traceback
 import types
 import warnings
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 
 # Warnings that fail an example unless its fence declares them with warns=.
 STRICT_WARNINGS = (DeprecationWarning, FutureWarning, UserWarning)
@@ -99,21 +100,68 @@ def _tail(exc: BaseException, filenames: set[str], limit: int = 8) -> str:
     return "\n".join(lines[-limit:]) if len(lines) > limit else "\n".join(lines)
 
 
+_FILE_LINES: dict[str, list[str]] = {}  # per child: each page or script is read once, whatever its examples
+
+
 def _file_lines(example, source: str) -> list[str]:
     """The whole file's lines (page or script), so code from earlier blocks is quoted too."""
     from . import ROOT
 
-    path = ROOT / example.filename
+    if example.filename not in _FILE_LINES:
+        try:
+            _FILE_LINES[example.filename] = (ROOT / example.filename).read_text(encoding="utf-8").splitlines(True)
+        except OSError:
+            return source.splitlines(True)
+    return _FILE_LINES[example.filename]
+
+
+def _compile(example):
+    """The example's code object, with the line numbers of its file (no padding: cost stays linear in its size)."""
+    offset = example.code_line - 1
     try:
-        return path.read_text(encoding="utf-8").splitlines(True)
-    except OSError:
-        return source.splitlines(True)
+        tree = ast.parse(example.code, example.filename)
+    except SyntaxError as exc:
+        if exc.lineno is not None:
+            exc.lineno += offset
+        if getattr(exc, "end_lineno", None) is not None:
+            exc.end_lineno += offset
+        raise
+    ast.increment_lineno(tree, offset)
+    return compile(tree, example.filename, "exec")
+
+
+# False while checking: a nondeterministic block's timings are not compared, so torch.utils.benchmark runs it on a
+# short budget; `verify --update`, which writes the sample a page shows, sets it True and measures in full.
+FULL_TIMING = False
+QUICK_RUN_TIME = 0.01
+
+
+@contextmanager
+def _quick_timing(enabled: bool):
+    if not enabled:
+        yield
+        return
+    from torch.utils.benchmark import Timer
+
+    blocked, adaptive = Timer.blocked_autorange, Timer.adaptive_autorange
+
+    def quick_blocked(self, callback=None, min_run_time=0.2):
+        return blocked(self, callback, min_run_time=min(min_run_time, QUICK_RUN_TIME))
+
+    def quick_adaptive(self, threshold=0.1, *, min_run_time=0.01, max_run_time=10.0, callback=None):
+        return adaptive(self, threshold, min_run_time=QUICK_RUN_TIME, max_run_time=QUICK_RUN_TIME, callback=callback)
+
+    Timer.blocked_autorange, Timer.adaptive_autorange = quick_blocked, quick_adaptive
+    try:
+        yield
+    finally:
+        Timer.blocked_autorange, Timer.adaptive_autorange = blocked, adaptive
 
 
 def run_example(example, namespace: dict) -> dict:
     """Execute one example; return what happened (output, error, warnings)."""
     opts = example.options
-    source = "\n" * (example.code_line - 1) + example.code
+    source = example.code
     out, err = io.StringIO(), io.StringIO()
     error = None
     raised_line = None
@@ -123,8 +171,9 @@ def run_example(example, namespace: dict) -> dict:
         try:
             # Tracebacks and torch's own error messages quote source lines: give them the page's, wherever we run.
             linecache.cache[example.filename] = (len(source), None, _file_lines(example, source), example.filename)
-            code = compile(source, example.filename, "exec")
-            with redirect_stdout(out), redirect_stderr(err):
+            code = _compile(example)
+            quick = bool(opts.nondeterministic) and not FULL_TIMING
+            with redirect_stdout(out), redirect_stderr(err), _quick_timing(quick):
                 exec(code, namespace)
         except BaseException as exc:  # noqa: BLE001 - examples may raise anything, SystemExit included
             if opts.raises and _class_named(type(exc), opts.raises):

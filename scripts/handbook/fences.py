@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 DEVICES = ("cpu", "cuda")
 DEFAULT_TIMEOUT = 60.0
-OPTION_NAMES = ("devices", "raises", "warns", "nondeterministic", "timeout", "skip", "id")
+OPTION_NAMES = ("devices", "raises", "warns", "nondeterministic", "machine", "timeout", "skip", "id")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -23,6 +23,7 @@ class Options:
     raises: str | None = None
     warns: str | None = None
     nondeterministic: str | None = None
+    machine: str | None = None  # why the output depends on the machine: recorded per machine class, not compared
     timeout: float = DEFAULT_TIMEOUT
     skip: str | None = None
     id: str | None = None  # an anchor other content (migration-map rows) links to
@@ -73,15 +74,20 @@ def parse_options(words: list[str]) -> Options:
         if timeout <= 0:
             raise FenceError(f"timeout must be a positive number of seconds, not {values['timeout']!r}")
         kwargs["timeout"] = timeout
-    for key in ("nondeterministic", "skip"):
+    for key in ("nondeterministic", "machine", "skip"):
         if key in values:
             kwargs[key] = values[key]
     if "id" in values:
         if not _ID.match(values["id"]):
             raise FenceError(f"id= takes lowercase letters, digits and '-', not {values['id']!r}")
         kwargs["id"] = values["id"]
-    if "raises" in kwargs and "nondeterministic" in kwargs:
-        raise FenceError("raises= and nondeterministic= cannot be combined")
+    uncompared = [k for k in ("nondeterministic", "machine") if k in kwargs]
+    if "raises" in kwargs and uncompared:
+        raise FenceError(f"raises= and {uncompared[0]}= cannot be combined")
+    if len(uncompared) == 2:
+        raise FenceError(
+            "nondeterministic= and machine= cannot be combined (a machine= output is recorded per machine)"
+        )
     return Options(**kwargs)
 
 

@@ -46,6 +46,7 @@ CODES = {
     "HB061": "output block is not directly after a python block, or is extra",
     "HB062": "included script does not exist",
     "HB063": "fence line holds a backtick, so Markdown does not treat it as a fence",
+    "HB064": "a machine-dependent example (machine=) has an output block on the page",
     "HB070": "related API does not resolve in the installed torch",
     "HB071": "api page is not at the path its API name gives",
     "HB080": "script in examples/ is not included by any page",

@@ -26,6 +26,8 @@ def warm_up() -> None:
     import numpy  # noqa: F401
     import torch  # noqa: F401
     import torchvision  # noqa: F401
+    # Not torch.utils.benchmark: importing it here queries CUDA, and every forked child then fails to use CUDA
+    # ("Cannot re-initialize CUDA in forked subprocess") instead of reporting why it has none.
 
 
 @dataclass
@@ -57,6 +59,8 @@ def run_jobs(jobs: list[Job], workers: int, memory_limit: int | None = None, on_
     running: list[_Running] = []
     exiting: list = []  # children that sent their results and are still tearing down their memory
     threads = max(1, (os.cpu_count() or 1) // max(1, workers))
+    if os.environ.get("OMP_NUM_THREADS", "").isdigit():  # a thread count asked for (the portability pass does)
+        threads = max(1, int(os.environ["OMP_NUM_THREADS"]))
 
     def finish(r: _Running) -> None:
         _finish(r)

@@ -19,9 +19,12 @@ DEVICE_LABEL = {"cpu": "CPU", "cuda": "CUDA"}
 
 def badge(device: str, state: str, entry: dict | None) -> str:
     label = DEVICE_LABEL[device]
+    machines = ", ".join(m for m in (entry or {}).get("machines", []) if m != records.UNNAMED)
     if state == "verified":
-        where = f"{label} · {entry['gpu']}" if device == "cuda" and entry.get("gpu") else f"Verified on {label}"
+        where = f"Verified on {label}" + (f" · {machines}" if machines else "")
         text = f"{where} · torch {entry['torch']} · {entry['date']}"
+    elif state == "failed" and entry and entry.get("failed_on"):
+        text = f"{label}: verification failed on {', '.join(entry['failed_on'])}"
     else:
         text = {
             "failed": f"{label}: verification failed",
@@ -59,6 +62,35 @@ def _output_lines(ex: Example) -> list[str]:
     return lines[:-1]
 
 
+def _machine_lines(ex: Example, recorded: dict[str, dict[str, dict]]) -> list[str]:
+    """A machine-dependent example's outputs, one tab per machine the record has, from real runs only."""
+    ind = ex.indent
+    reason = html.escape(ex.options.machine)
+    tabs = [(machine, found) for device in ("cpu", "cuda") for machine, found in recorded.get(device, {}).items()]
+    if not tabs:
+        return [
+            "",
+            f'{ind}!!! note "Output depends on the machine"',
+            "",
+            f"{ind}    {reason}. No run of this code is recorded yet.",
+        ]
+    lines = ["", f"{ind}*The output depends on the machine ({reason}). As printed on each machine that ran it:*", ""]
+    for machine, found in tabs:
+        text = found["output"].rstrip("\n") or "(prints nothing)"
+        fence = "````" if "```" in text else "```"
+        title = f"Output on {machine} · torch {found['torch']} · {found['date']}".replace('"', "'")
+        body = [f"{ind}    {line}" if line else "" for line in text.split("\n")]
+        lines += [
+            f'{ind}=== "On {machine}"',
+            "",
+            f'{ind}    {fence}text title="{title}"',
+            *body,
+            f"{ind}    {fence}",
+            "",
+        ]
+    return lines[:-1]
+
+
 def _code_header(ex: Example) -> str:
     notes = []
     o = ex.options
@@ -68,6 +100,8 @@ def _code_header(ex: Example) -> str:
         notes.append(f"warns {o.warns}")
     if o.skip:
         notes.append(f"not run: {o.skip}")
+    if o.machine:
+        notes.append("output depends on the machine")
     if o.devices != ("cpu", "cuda"):
         notes.append(f"{'/'.join(DEVICE_LABEL[d] for d in o.devices)} only")
     title = f' title="{"; ".join(notes)}"' if notes else ""
@@ -110,6 +144,9 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
         if ex.output is not None:
             end = (ex.cuda_output or ex.output).end_line
             edits.append((ex.output.line - 1, end, _output_lines(ex)))
+        elif ex.options.machine:
+            recorded = records.machine_outputs(record, page.rel, ex.code_hash)
+            edits.append((ex.end_line, ex.end_line, _machine_lines(ex, recorded)))
     h1 = next((h for h in page.headings if h.level == 1), None)
     if h1 is not None:
         extra = [badges(page, record)] if page.examples else []

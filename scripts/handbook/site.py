@@ -210,18 +210,32 @@ def tags_page(pages: list[Page], docs: Path = DOCS) -> str:
 def verification_page(pages: list[Page], record: dict, docs: Path = DOCS) -> str:
     from .render import badge
 
+    rows, machines = [], {}
+    for page in pages:
+        if not page.examples:
+            continue
+        states = {d: records.status(record, page.rel, d, page.examples_hash) for d in ("cpu", "cuda")}
+        for device, (state, info) in states.items():
+            for name in (info or {}).get("machines", []) if state == "verified" else []:
+                machines.setdefault((device, name), 0)
+                machines[device, name] += 1
+        cells = [badge(d, *states[d]) for d in ("cpu", "cuda")]
+        rows.append(f"| [{title(page)}]({docs_path(page, docs)}) | {cells[0]} | {cells[1]} |")
     lines = [
         "# Verification status",
         "",
         "Every page with examples, and what the verification record (`verification.json`, written only by the",
-        "verifier) says about it on each device. A page whose examples changed after its last run shows as stale.",
+        "verifier) says about it on each device and machine. A page whose examples changed after its last run shows",
+        "as stale; a page that failed on any machine shows as failed.",
+        "",
+        "| machine | device | pages verified |",
+        "|---|---|---|",
+        *(f"| {html.escape(name)} | {device.upper()} | {n} |" for (device, name), n in sorted(machines.items())),
         "",
         "| page | CPU | CUDA |",
         "|---|---|---|",
+        *rows,
     ]
-    for page in pages:
-        if not page.examples:
-            continue
-        cells = [badge(d, *records.status(record, page.rel, d, page.examples_hash)) for d in ("cpu", "cuda")]
-        lines.append(f"| [{title(page)}]({docs_path(page, docs)}) | {cells[0]} | {cells[1]} |")
+    if not machines:
+        lines[6:9] = ["No page is verified on any machine yet.", ""]
     return "\n".join(lines) + "\n"

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import DOCS, record
+from . import DOCS, execute, machine, record
 from .cache import CACHE, Cache
 from .compare import diff, matches, matches_on_cuda
 from .document import Example, Page, parse_page
@@ -17,6 +17,7 @@ from .pool import Job, _fork, run_jobs, warm_up
 from .update import plan, rewrite
 
 NO_GPU = "cuda: no GPU"
+SLOWEST = 10  # pages listed at the end of a report, with their times
 
 
 @dataclass
@@ -120,6 +121,8 @@ def _judge(ex: Example, device: str, result: dict) -> Outcome:
     actual = result["output"]
     if result["error"]:
         return Outcome(ex, device, "failed", result["error"].split("\n")[0], result["error"], actual)
+    if ex.options.machine:  # runs, must not raise; its output is recorded for this machine, never compared
+        return Outcome(ex, device, "passed", "machine-dependent", actual=actual)
     if ex.options.nondeterministic:
         block = ex.sample_block(device)
         if (block is not None and block.header.code == ex.code_hash) or (block is None and not actual.strip()):
@@ -180,7 +183,8 @@ def verify(
     pages = [parse_page(p) for p in collect(paths)]
     env = record.environment()
     gpu = probe_gpu() if "cuda" in devices else None
-    cache = Cache(cache_path or CACHE, enabled=use_cache)
+    machines = {"cpu": machine.cpu_label(), "cuda": gpu or "no GPU"}
+    cache = Cache(cache_path or CACHE, enabled=use_cache, machine=machines["cpu"])
     report = Report()
     planned: dict[tuple[str, str], list[Outcome]] = {}
     to_run: list[Job] = []
@@ -204,6 +208,7 @@ def verify(
         planned[job.page.rel, job.device] = evaluate(job.page, job.device, job)
         progress.advance(job, planned[job.page.rel, job.device])
 
+    execute.FULL_TIMING = update  # samples written to a page are measured in full; checks run timings short
     try:
         run_jobs(to_run, workers=jobs or _default_jobs(), memory_limit=memory_limit, on_done=done)
     finally:
@@ -211,9 +216,10 @@ def verify(
     report.jobs, report.pages_run = to_run, len(to_run)
     by_job = {(j.page.rel, j.device): j for j in to_run}
     if update:
-        provenance = sample_provenance(env, gpu)
+        provenance = sample_provenance(env, machines)
         pages = [_apply_update(page, devices, planned, by_job, report, provenance) for page in pages]
     results: dict[tuple[str, str], tuple[str, dict]] = {}  # (page, device) -> (examples hash, counts)
+    outputs: dict[str, dict] = {}  # page -> machine-dependent outputs, for the record
     for page in pages:
         for device in devices:
             outcomes = planned[page.rel, device]
@@ -226,37 +232,36 @@ def verify(
             recordable = record_path is not None and page.path.is_relative_to(record_path.parent)
             if recordable and (ran or (device == "cpu" and page.examples)):
                 results[page.rel, device] = (page.examples_hash, counts)
+            if recordable:
+                _machine_outputs(page, device, outcomes, outputs)
     if record_path is not None:
         # a full run forgets pages that no longer exist
         alive = {p.rel for p in pages} if paths is None else None
-        record.update(record_path, results, env, gpu, alive)
+        record.update(record_path, results, env, machines, alive, outputs)
     cache.save()
     report.seconds = time.perf_counter() - started
     return report
 
 
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return " ".join(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    import platform
-
-    return platform.processor() or platform.machine()
+def _machine_outputs(page: Page, device: str, outcomes: list[Outcome], outputs: dict[str, dict]) -> None:
+    found = outputs.setdefault(page.rel, {"live": [e.code_hash for e in page.examples if e.options.machine]})
+    if not found["live"]:
+        del outputs[page.rel]
+        return
+    for o in outcomes:
+        if o.example.options.machine and o.status == "passed" and o.actual is not None:
+            found.setdefault(o.example.code_hash, {})[device] = o.actual
 
 
-def sample_provenance(env: dict, gpu: str | None) -> dict[str, str]:
+def sample_provenance(env: dict, machines: dict[str, str]) -> dict[str, str]:
     """Where and when a nondeterministic sample was measured, as its output fence records it."""
     import datetime
     import os
 
     today = datetime.date.today().isoformat()
     return {
-        "cpu": f"CPU · {cpu_model()} · {os.cpu_count()} cores · torch {env['torch']} · {today}",
-        "cuda": f"CUDA · {gpu} · torch {env['torch']} · {today}",
+        "cpu": f"CPU · {machines['cpu']} · {os.cpu_count()} cores · torch {env['torch']} · {today}",
+        "cuda": f"CUDA · {machines['cuda']} · torch {env['torch']} · {today}",
     }
 
 
@@ -326,5 +331,10 @@ def print_report(report: Report, devices, out=None) -> None:
             f"{report.count('skipped', device)} skipped" + (f" ({why})" if why else ""),
             file=out,
         )
+    slowest = sorted(report.jobs, key=lambda j: j.wall_seconds, reverse=True)[:SLOWEST]
+    if slowest:
+        print(f"slowest pages ({len(slowest)} of {len(report.jobs)} run):", file=out)
+        for job in slowest:
+            print(f"  {job.wall_seconds:6.1f} s  {job.page.rel} [{job.device}]", file=out)
     print(f"pages run: {report.pages_run}, from cache: {report.pages_cached}; {report.seconds:.1f} s", file=out)
     print(f"{report.count('passed')} passed, {report.failed} failed, {report.count('skipped')} skipped", file=out)

@@ -1,0 +1,51 @@
+"""What machine a run happens on, named the way records, badges and samples show it.
+
+A CPU result can depend on the instruction set torch dispatches to (ATen's CPU capability) and on the limits set
+for oneDNN and MKL, so a machine class is the CPU model plus the capability, plus any limit in force:
+"AMD EPYC (AVX512)", "AMD EPYC (AVX2; ONEDNN_MAX_CPU_ISA=AVX2)".
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from functools import lru_cache
+
+# The variables that limit which instruction set each library uses (see portability.py).
+ISA_VARIABLES = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS")
+
+
+@lru_cache(maxsize=1)
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return " ".join(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def cpu_capability() -> str:
+    """ATen's CPU capability in this process (AVX512, AVX2, DEFAULT, ...): what its kernels dispatch to."""
+    import torch
+
+    return torch.backends.cpu.get_cpu_capability()
+
+
+def cpu_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def cpu_label() -> str:
+    """The machine class of this process: CPU model, capability, and the ISA limits set in its environment."""
+    limits = [f"{name}={os.environ[name]}" for name in ISA_VARIABLES[1:] if os.environ.get(name)]
+    return f"{cpu_model()} ({'; '.join([cpu_capability(), *limits])})"
