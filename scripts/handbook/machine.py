@@ -31,7 +31,8 @@ def cpu_capability() -> str:
     """ATen's CPU capability in this process (AVX512, AVX2, DEFAULT, ...): what its kernels dispatch to."""
     import torch
 
-    return torch.backends.cpu.get_cpu_capability()
+    backend = getattr(torch.backends, "cpu", None)  # torch releases before 2.0 cannot tell
+    return backend.get_cpu_capability() if hasattr(backend, "get_cpu_capability") else "capability unknown"
 
 
 def cpu_flags() -> set[str]:
