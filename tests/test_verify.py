@@ -132,3 +132,13 @@ def test_addresses_and_the_temp_folder_are_written_stably(tmp_path):
     verify([str(page)], devices=("cpu",), update=True, use_cache=False, record_path=None)
     assert "<object object at 0x...> <page folder>" in page.read_text()
     assert verify([str(page)], devices=("cpu",), use_cache=False, record_path=None).failed == 0
+
+
+def test_tracebacks_name_the_lines_of_the_page_in_nested_code_and_syntax_errors():
+    outcomes = by_line(run("lines.md"))
+    assert outcomes[8].status == "passed"
+    nested = outcomes[12]
+    assert nested.actual.startswith("18\n")  # the line of `raise` inside a method, as the page numbers it
+    assert 'lines.md", line 25, in <module>' in nested.detail and 'lines.md", line 14, in f' in nested.detail
+    syntax = outcomes[28].detail
+    assert 'lines.md", line 29' in syntax and "y = (" in syntax and "SyntaxError" in syntax

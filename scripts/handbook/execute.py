@@ -6,7 +6,6 @@ Messages go back over a pipe: ("start", i) before example i, ("result", i, dict)
 
 from __future__ import annotations
 
-import ast
 import builtins
 import faulthandler
 import io
@@ -116,18 +115,29 @@ def _file_lines(example, source: str) -> list[str]:
 
 
 def _compile(example):
-    """The example's code object, with the line numbers of its file (no padding: cost stays linear in its size)."""
+    """The example's code object, with the line numbers of its file.
+
+    Compiled as it is, then shifted: padding the source with blank lines (or walking its AST) costs time in the
+    example's line number, which made a page of thousands of examples quadratic.
+    """
     offset = example.code_line - 1
     try:
-        tree = ast.parse(example.code, example.filename)
+        code = compile(example.code, example.filename, "exec")
     except SyntaxError as exc:
+        lines = example.code.splitlines(True)
+        if exc.lineno is not None and 1 <= exc.lineno <= len(lines):
+            exc.text = lines[exc.lineno - 1]  # Python may have read it from the file, at the unshifted line
         if exc.lineno is not None:
             exc.lineno += offset
         if getattr(exc, "end_lineno", None) is not None:
             exc.end_lineno += offset
         raise
-    ast.increment_lineno(tree, offset)
-    return compile(tree, example.filename, "exec")
+    return _shifted(code, offset)
+
+
+def _shifted(code: types.CodeType, offset: int) -> types.CodeType:
+    consts = tuple(_shifted(c, offset) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=code.co_firstlineno + offset, co_consts=consts)
 
 
 # False while checking: a nondeterministic block's timings are not compared, so torch.utils.benchmark runs it on a
