@@ -23,13 +23,13 @@ _fork = multiprocessing.get_context("fork")
 
 def warm_up() -> None:
     """Import what every page needs, once, before forking."""
-    import numpy  # noqa: F401
-    import torch  # noqa: F401
-    import torchvision  # noqa: F401
-
     # Not torch.utils.benchmark: importing it here queries CUDA, and every forked child then fails to use CUDA
     # ("Cannot re-initialize CUDA in forked subprocess") instead of reporting why it has none.
     import gc
+
+    import numpy  # noqa: F401
+    import torch  # noqa: F401
+    import torchvision  # noqa: F401
 
     # The garbage collector would otherwise walk torch's millions of objects again and again, in this process and in
     # every child (where walking them also copies their memory pages): a page of 8,000 examples cost 2.7 ms per
