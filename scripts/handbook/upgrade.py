@@ -40,6 +40,11 @@ TORCHVISION = {
 PIP_ENV = {"PIP_CONSTRAINT": "/dev/null", "PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 
 
+def _shown(path: Path) -> str:
+    """A path as the log shows it: relative to the project when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def env_dir(version: str) -> Path:
     return ENVS / f"torch-{version}"
 
@@ -70,13 +75,13 @@ def ensure_env(version: str, torchvision: str | None = None, log=print) -> Path:
     python = folder / "bin" / "python"
     stamp = folder / ".installed"
     if stamp.exists() and python.exists():
-        log(f"reusing {folder.relative_to(ROOT)} ({stamp.read_text().strip()})")
+        log(f"reusing {_shown(folder)} ({stamp.read_text().strip()})")
         return python
     torchvision = torchvision or TORCHVISION.get(version)
     ENVS.mkdir(exist_ok=True)
     (ENVS / ".gitignore").write_text("*\n")
     base = Path(getattr(sys, "_base_executable", sys.executable))
-    log(f"creating {folder.relative_to(ROOT)} with {base}")
+    log(f"creating {_shown(folder)} with {base}")
     subprocess.run([str(base), "-m", "venv", "--clear", str(folder)], check=True)
     reqs = folder / "requirements.txt"
     reqs.write_text("\n".join(requirements_for(version, torchvision)) + "\n")
@@ -168,10 +173,7 @@ def main(
     report = changes.compare(folder / "old", folder / "new")
     report["run"] = {
         "seconds": round(time.monotonic() - start, 1),
-        "environments": {
-            side: str(p.parent.parent.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)
-            for side, p in (("old", old_python), ("new", new_python))
-        },
+        "environments": {side: _shown(p.parent.parent) for side, p in (("old", old_python), ("new", new_python))},
         "environment_bytes": {v: folder_size(env_dir(v)) for v in {baseline, version} if v and env_dir(v).exists()},
     }
     changes.validate(report)
@@ -184,5 +186,5 @@ def main(
         for v in {baseline, version}:
             if v and env_dir(v).exists() and env_dir(v) not in (project.parent.parent,):
                 shutil.rmtree(env_dir(v))
-                print(f"pruned {env_dir(v).relative_to(ROOT)}")
+                print(f"pruned {_shown(env_dir(v))}")
     return 0
