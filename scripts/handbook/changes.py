@@ -330,12 +330,14 @@ def _fence(text: str, indent: str = "") -> list[str]:
     return [f"{indent}```text", *[indent + line for line in body.split("\n")], f"{indent}```"]
 
 
-def _describe(entry: dict, link) -> list[str]:
+def _describe(entry: dict, link, statuses: bool = True) -> list[str]:
     kind = entry["kind"]
     where = link(entry)
     if kind in ("behaviour", "error-text", "warning"):
         status = (
-            f" ({entry['old_status']} → {entry['new_status']})" if entry["old_status"] != entry["new_status"] else ""
+            f" ({entry['old_status']} → {entry['new_status']})"
+            if statuses and entry["old_status"] != entry["new_status"]
+            else ""
         )
         return [
             f"- {where}{status}",
@@ -362,7 +364,7 @@ def _describe(entry: dict, link) -> list[str]:
     return [f"- `{entry['finding']}` — {where}"]
 
 
-def _sections(report: dict, link) -> list[str]:
+def _sections(report: dict, link, statuses: bool = True) -> list[str]:
     lines: list[str] = []
     old, new = version(report, "old"), version(report, "new")
     for kind, heading in KINDS.items():
@@ -371,7 +373,7 @@ def _sections(report: dict, link) -> list[str]:
             continue
         lines += [f"## {heading}", ""]
         for entry in group:
-            lines += _describe(entry, link)
+            lines += _describe(entry, link, statuses)
         lines.append("")
     return lines
 
@@ -443,6 +445,7 @@ def resolved(report: dict, docs: Path = DOCS) -> list[dict]:
 def page(report: dict, docs: Path = DOCS) -> str:
     """The 'What changed in torch X' page: every entry links its handbook page (and example, by anchor)."""
     old, new = version(report, "old"), version(report, "new")
+    short = ".".join(new.split(".")[:2])
     shown = [e for e in resolved(report, docs) if e["kind"] != "lint"]
 
     def link(e: dict) -> str:
@@ -466,9 +469,9 @@ def page(report: dict, docs: Path = DOCS) -> str:
         f"Generated at site build from the upgrade report `changes/torch-{new}.json` (written by `python -m handbook"
         f" upgrade`): every example of the handbook run with torch {old} and with torch {new} on the same pages, and"
         f" the signatures of the APIs it documents read in both. {len(shown)} entries: {counts}. The pages linked"
-        f' here document torch {new}; where a behaviour changed they say "since {new} …; before, …".',
+        f' here document torch {new}; where a behaviour changed they say "since {short} …; before, …".',
         "",
-        *_sections({**report, "entries": shown}, link),
+        *_sections({**report, "entries": shown}, link, statuses=False),
     ]
     return "\n".join(lines).rstrip("\n") + "\n"
 
