@@ -208,3 +208,15 @@ def test_home_page_links_the_newest_what_changed_page(committed):
     out = changes.home_link(text, committed[0])
     assert f"]({changes.page_path(committed[0])})" in out and out.count("## Start here") == 1
     assert out.index(changes.page_path(committed[0])) > out.index("## Start here")
+
+
+def test_surface_members_leave_out_what_a_module_merely_imported():
+    import enum
+    import functools
+
+    import torch
+
+    assert changes._ours(torch.nn.Linear) and changes._ours(torch.nn.functional) and changes._ours(torch.cat)
+    assert not changes._ours(enum.Enum) and not changes._ours(functools.cache) and not changes._ours(json)
+    assert changes._what(torch.nn) == "module" and changes._what(torch.nn.Linear) == "class"
+    assert changes._what(torch.cat) == "callable" and changes._what(torch.float32) == "value"
