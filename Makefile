@@ -11,10 +11,18 @@ export PYTHONDONTWRITEBYTECODE := 1
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+# Some machines carry a machine-wide pip constraint (a global pip.conf with `constraint = ...` capping torch
+# below the pinned release). requirements.txt is the project's only source of versions, so the project's own pip
+# commands drop that cap: PIP_CONSTRAINT=/dev/null overrides the config file's constraint with an empty one (an
+# empty PIP_CONSTRAINT= does not: pip then falls back to the config file). Elsewhere it changes nothing.
+# --no-cache-dir: the torch wheels are several GB; keeping a second copy in pip's cache only costs disk.
+PIP := PIP_CONSTRAINT=/dev/null $(PY) -m pip
+export PIP_NO_CACHE_DIR := 1
+
 $(STAMP): $(PY) requirements.txt pyproject.toml
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -r requirements.txt
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 lint: $(STAMP)

@@ -7,6 +7,8 @@ from pathlib import Path
 from handbook import machine, record, render
 from handbook.verify import verify
 
+TORCH = record.environment()["torch"].split("+")[0]  # the installed release, whichever it is
+
 OK = Path(__file__).parent / "fixtures" / "verify" / "ok.md"
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from handbook import record
 from handbook.verify import verify
 
 UPDATE = Path(__file__).parent / "fixtures" / "update"
@@ -75,10 +76,29 @@ def test_nondeterministic_sample_is_written_with_provenance_and_goes_stale_with_
     assert first.status == "failed" and first.reason == "has no sample output (run verify --update)"
     verify([str(page)], update=True, **opts)
     text = page.read_text()
-    assert '```output sample="CPU · ' in text and " · torch 2.14.1" in text and " code=" in text
+    assert (
+        '```output sample="CPU · ' in text and f" · torch {record.environment()['torch']}" in text and " code=" in text
+    )
     assert verify([str(page)], **opts).failed == 0  # a sample is not compared: new timings still pass
     page.write_text(text.replace("print(f", "print('changed', f"))
     (stale,) = verify([str(page)], **opts).outcomes
     assert stale.status == "failed" and stale.reason.startswith("sample output was not measured with this code")
     verify([str(page)], update=True, **opts)
+    assert verify([str(page)], **opts).failed == 0
+
+
+def test_sample_measured_with_another_torch_release_fails_until_update_remeasures_it(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text(SAMPLE_PAGE)
+    opts = dict(devices=("cpu",), use_cache=False, record_path=None)
+    verify([str(page)], update=True, **opts)
+    current = record.environment()["torch"]
+    old = page.read_text()
+    assert f"torch {current}" in old
+    page.write_text(old.replace(f"torch {current}", "torch 0.0.1+old"))
+    (stale,) = verify([str(page)], **opts).outcomes
+    assert stale.status == "failed" and stale.mismatch
+    assert stale.reason == "sample output was measured with torch 0.0.1+old (run verify --update)"
+    report = verify([str(page)], update=True, **opts)
+    assert report.changes and f"torch {current}" in page.read_text() and "0.0.1" not in page.read_text()
     assert verify([str(page)], **opts).failed == 0

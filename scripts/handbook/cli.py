@@ -1,4 +1,4 @@
-"""Command line: python -m handbook {lint,verify,bench,codes}."""
+"""Command line: python -m handbook {lint,verify,upgrade,bench,codes,...}."""
 
 from __future__ import annotations
 
@@ -56,6 +56,15 @@ def main(argv: list[str] | None = None) -> int:
 
     m = sub.add_parser("merge-records", help="merge verification records written on other machines into docs/")
     m.add_argument("records", nargs="+", help="verification.json files to merge in")
+
+    u = sub.add_parser("upgrade", help="what moving to another torch release changes: a changes report")
+    u.add_argument("version", help="the candidate torch release, e.g. 2.16.0")
+    u.add_argument("--torchvision", help="the candidate's torchvision (default: upgrade.TORCHVISION, else pip's pick)")
+    u.add_argument("--from", dest="baseline", metavar="VERSION", help="baseline release (default: the project's)")
+    u.add_argument("--out", help="report folder (default: .handbook-envs/reports/torch-OLD-to-NEW/)")
+    u.add_argument("--jobs", type=int, default=None, help="pages run at once by each verify")
+    u.add_argument("--prune", action="store_true", help="remove the environments it created once done")
+    u.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
 
     sub.add_parser("offline", help="build the offline copy and zip it into site/download/")
     sub.add_parser("sitebench", help="site build time, search latency in Chromium, index and zip sizes")
@@ -125,6 +134,12 @@ def main(argv: list[str] | None = None) -> int:
             f"merged {len(args.records)} record(s): {len(merged['pages'])} pages, machines: {', '.join(sorted(machines))}"
         )
         return 0
+    if args.command == "upgrade":
+        from .upgrade import main as upgrade_main
+
+        return upgrade_main(
+            args.version, args.torchvision, args.baseline, args.out, args.paths or None, args.jobs, args.prune
+        )
     if args.command == "offline":
         from .offline import main as offline_main
 

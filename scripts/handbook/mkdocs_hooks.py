@@ -1,8 +1,9 @@
 """MkDocs hooks: the render step of the pipeline. They only show what the verifier recorded.
 
 - on_config: nav from the module tree, versions in header and footer, tags_allowed from tags/tags.yml, jieba check.
-- on_files: generated pages (module indexes, Tags, Verification status).
-- on_page_markdown: badges, signature, output blocks and tabs (render.py).
+- on_files: generated pages (module indexes, Tags, Verification status, What changed in torch X).
+- on_page_markdown: badges, signature, output blocks and tabs (render.py); on pages a changes report names, a
+  note linking the What-changed page and an anchor on each example it names (changes.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from handbook import maps, record, render, search_index, site, tags
+from handbook import changes, maps, record, render, search_index, site, tags
 
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
 _state: dict = {"record": {}, "pages": [], "site": None, "aliases": {}, "api": {}}
@@ -38,6 +39,13 @@ def on_config(config, **kwargs):
     _state["pages"] = site.load_pages(docs)
     _state["site"] = site.organize(_state["pages"], docs)
     config.nav = site.nav(_state["site"], docs)
+    _state["changes"] = changes.committed()
+    _state["notes"] = [(r, changes.notes(r, docs)) for r in _state["changes"]]
+    if _state["changes"]:  # the What-changed pages, newest release first, right after Home
+        what = {
+            "What changed": [{f"torch {changes.version(r, 'new')}": changes.page_path(r)} for r in _state["changes"]]
+        }
+        config.nav.insert(1 if config.nav and config.nav[0] == {"Home": "index.md"} else 0, what)
     env = record.environment()
     offline = os.environ.get("HANDBOOK_OFFLINE", "").lower() in ("1", "true")
     config.extra["handbook"] = {**env, "offline": offline}
@@ -52,6 +60,8 @@ def on_files(files, config, **kwargs):
     generated = site.index_pages(_state["site"], docs)
     generated["tags.md"] = site.tags_page(_state["pages"], docs)
     generated["verification.md"] = site.verification_page(_state["pages"], _state["record"], docs)
+    for report in _state.get("changes") or []:
+        generated[changes.page_path(report)] = changes.page(report, docs)
     for path, text in generated.items():
         files.append(File.generated(config, path, content=text))
     return files
@@ -80,7 +90,16 @@ def on_page_markdown(markdown, page, config, **kwargs):
         _state["aliases"][page.url] = words
     if page.meta.get("kind") == "api" and page.meta.get("api"):
         _state["api"][page.url] = page.meta["api"]
-    return render.render(text, source, _state["record"], _state["maps"])
+    rel = page.file.src_uri
+    named = [(r, by_page[rel]) for r, by_page in _state.get("notes") or [] if rel in by_page]
+    for _report, entries in named:
+        text = changes.add_anchors(text, entries)
+    out = render.render(text, source, _state["record"], _state["maps"])
+    for report, entries in reversed(named):
+        out = changes.insert_note(out, changes.note(report, rel, entries))
+    if rel == "index.md" and _state.get("changes"):
+        out = changes.home_link(out, _state["changes"][0])
+    return out
 
 
 @event_priority(10)  # before the search plugin indexes the page

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections import Counter
@@ -125,9 +126,18 @@ def _judge(ex: Example, device: str, result: dict) -> Outcome:
         return Outcome(ex, device, "passed", "machine-dependent", actual=actual)
     if ex.options.nondeterministic:
         block = ex.sample_block(device)
-        if (block is not None and block.header.code == ex.code_hash) or (block is None and not actual.strip()):
+        stale = stale_sample(block)
+        if stale is None and (
+            (block is not None and block.header.code == ex.code_hash) or (block is None and not actual.strip())
+        ):
             return Outcome(ex, device, "passed", "nondeterministic", actual=actual)
-        why = "has no sample output" if block is None else "sample output was not measured with this code"
+        why = (
+            "has no sample output"
+            if block is None
+            else f"sample output was measured with torch {stale}"
+            if stale
+            else "sample output was not measured with this code"
+        )
         return Outcome(ex, device, "failed", f"{why} (run verify --update)", actual=actual, mismatch=True)
     expected = ex.expected(device)
     shared_only = device == "cuda" and ex.cuda_output is None
@@ -136,6 +146,18 @@ def _judge(ex: Example, device: str, result: dict) -> Outcome:
         return Outcome(ex, device, "passed", actual=actual)
     headline = "output differs" if expected.strip() else "prints output but has no output block"
     return Outcome(ex, device, "failed", headline, diff(expected, actual, device), actual, mismatch=True)
+
+
+_SAMPLE_TORCH = re.compile(r"\btorch (\S+)")
+
+
+def stale_sample(block) -> str | None:
+    """The torch release a sample was measured with, when it is not the installed one: a sample from another
+    release (timings, versions) is re-measured by --update like a changed output. None when current or unnamed."""
+    if block is None or not block.header.sample:
+        return None
+    m = _SAMPLE_TORCH.search(block.header.sample)
+    return m.group(1) if m and m.group(1) != record.environment()["torch"] else None
 
 
 class Progress:
