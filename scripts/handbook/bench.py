@@ -36,7 +36,8 @@ class _FileConn:
     def __init__(self, path: str):
         self.path = path
 
-    def send(self, message) -> None:
+    def send_bytes(self, data: bytes) -> None:
+        message = json.loads(data)
         if message[0] == "end":
             with open(self.path, "w") as f:
                 json.dump({"exec_seconds": message[1]}, f)
