@@ -57,7 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("verify", "bench") and argv is None:
         _reexec_with_huge_pages()
     if args.command == "verify":
+        import signal
+
         from . import record
+
+        # SIGTERM unwinds like Ctrl-C, so every page's processes are ended on the way out.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         from .verify import print_report, verify
 
         devices = DEVICES if args.device == "all" else (args.device,)

@@ -225,7 +225,9 @@ def runnable(page, device: str) -> list[int]:
 
 def child_main(page, device: str, conn, workdir: str, threads: int, memory_limit: int | None, cell=None) -> None:
     """Entry point of the forked child. Never returns normally: exits with os._exit."""
-    log = open(os.path.join(workdir, ".child.log"), "w")
+    for fd in cell.foreign if cell else ():
+        os.close(fd)
+    log = os.fdopen(cell.log, "w") if cell else open(os.path.join(workdir, ".child.log"), "w")
     os.dup2(log.fileno(), 1)
     os.dup2(log.fileno(), 2)
     faulthandler.enable(log)

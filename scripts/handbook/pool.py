@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import multiprocessing.connection
 import os
+import secrets
 import shutil
 import signal
 import tempfile
@@ -70,41 +71,47 @@ def run_jobs(jobs: list[Job], workers: int, memory_limit: int | None = None, on_
         if on_done:
             on_done(r.job)
 
-    while pending or running:
-        while pending and len(running) < workers:
-            running.append(_start(pending.pop(0), threads, memory_limit))
-        now = time.monotonic()
-        deadlines = [r.deadline for r in running if r.deadline is not None]
-        timeout = max(0.0, min(deadlines) - now) if deadlines else None
-        ready = multiprocessing.connection.wait(
-            [r.conn for r in running] + [r.process.sentinel for r in running], timeout
-        )
-        for r in list(running):
-            if r.conn in ready or r.process.sentinel in ready:
-                _drain(r)
-            if r.ended:
-                # The page is done once its results are in; the exit of a large process is reaped later.
-                r.cell.kill()
-                exiting.append(r)
-                finish(r)
-            elif not r.process.is_alive():
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                running.append(_start(pending.pop(0), threads, memory_limit, running))
+            now = time.monotonic()
+            deadlines = [r.deadline for r in running if r.deadline is not None]
+            timeout = max(0.0, min(deadlines) - now) if deadlines else None
+            ready = multiprocessing.connection.wait(
+                [r.conn for r in running] + [r.process.sentinel for r in running], timeout
+            )
+            for r in list(running):
+                if r.conn in ready or r.process.sentinel in ready:
+                    _drain(r)
+                if r.ended:
+                    # The page is done once its results are in; the exit of a large process is reaped later.
+                    r.cell.kill()
+                    exiting.append(r)
+                    finish(r)
+                elif not r.process.is_alive():
+                    _end(r)
+                    _drain(r)
+                    finish(r)
+                elif r.deadline is not None and time.monotonic() >= r.deadline:
+                    example = r.job.page.examples[r.current]
+                    _end(r)
+                    r.job.aborted = f"timed out after {example.options.timeout:g} s"
+                    r.job.aborted_at = r.current
+                    finish(r)
+                elif r.job.aborted:  # tampered with its channel
+                    _end(r)
+                    finish(r)
+            for r in [r for r in exiting if not r.process.is_alive()]:
                 _end(r)
-                _drain(r)
-                finish(r)
-            elif r.deadline is not None and time.monotonic() >= r.deadline:
-                example = r.job.page.examples[r.current]
-                _end(r)
-                r.job.aborted = f"timed out after {example.options.timeout:g} s"
-                r.job.aborted_at = r.current
-                finish(r)
-            elif r.job.aborted:  # tampered with its channel
-                _end(r)
-                finish(r)
-        for r in [r for r in exiting if not r.process.is_alive()]:
+                exiting.remove(r)
+    finally:
+        # Also when this process is stopped (SIGTERM, Ctrl-C): no page's processes outlive it.
+        for r in running + exiting:
             _end(r)
-            exiting.remove(r)
-    for r in exiting:
-        _end(r)
+        for r in running:
+            r.conn.close()
+            os.close(r.cell.log)
     return jobs
 
 
@@ -116,11 +123,18 @@ def _end(r: _Running) -> None:
     r.cell.close()
 
 
-def _start(job: Job, threads: int, memory_limit: int | None) -> _Running:
-    workdir = tempfile.mkdtemp(prefix="handbook-page-")  # holds the child's log and, in work/, its cwd
-    os.mkdir(os.path.join(workdir, "work"))
+def _start(job: Job, threads: int, memory_limit: int | None, running: list[_Running]) -> _Running:
+    if sandbox.support().namespaces:
+        # Made inside the page's own /tmp only: nothing of it exists here, so nothing is left behind.
+        workdir = f"/tmp/handbook-page-{secrets.token_hex(6)}"
+    else:
+        workdir = tempfile.mkdtemp(prefix="handbook-page-")
+        os.mkdir(os.path.join(workdir, "work"))
     recv, send = _fork.Pipe(duplex=False)
     cell = sandbox.Cell.create(memory_limit)  # the cgroup's cap covers every process of the page, CUDA pass too
+    cell.log = os.memfd_create("page-log")  # the child's stdout/stderr outside examples, faulthandler's dumps
+    # A forked child inherits every fd of this process: other pages' channels and logs are not its business.
+    cell.foreign = [fd for r in running for fd in (r.conn.fileno(), r.cell.log)]
     process = _fork.Process(
         target=child_main,
         args=(job.page, job.device, send, workdir, threads, memory_limit if job.device == "cpu" else None, cell),
@@ -191,17 +205,16 @@ def _finish(r: _Running) -> None:
             job.aborted = f"crashed: killed by {name}{hint}"
         else:
             job.aborted = f"the page's process exited with code {code} before finishing"
-        log = _log_tail(r.workdir)
+        log = _log_tail(r.cell.log)
         if log:
             job.aborted += "\n" + log
     r.conn.close()
+    os.close(r.cell.log)
     shutil.rmtree(r.workdir, ignore_errors=True)
 
 
-def _log_tail(workdir: str, limit: int = 10) -> str:
-    try:
-        with open(os.path.join(workdir, ".child.log"), errors="replace") as f:
-            lines = [line.rstrip() for line in f if line.strip()]
-    except OSError:
-        return ""
+def _log_tail(fd: int, limit: int = 10, size: int = 1 << 16) -> str:
+    end = os.fstat(fd).st_size
+    text = os.pread(fd, size, max(0, end - size)).decode("utf-8", errors="replace")
+    lines = [line.rstrip() for line in text.split("\n") if line.strip()]
     return "\n".join(lines[-limit:])

@@ -208,6 +208,9 @@ class Cell:
 
     cgroups: list[Path] = field(default_factory=list)
     init: subprocess.Popen | None = None
+    joined: tuple[int, int] | None = None  # a pipe: the parent writes a byte once the page is in its cgroups
+    log: int | None = None  # fd the page's process logs to (its own fd 1 and 2 outside examples)
+    foreign: list[int] = field(default_factory=list)  # fds of other pages the forked child must close
 
     @classmethod
     def create(cls, memory_limit: int | None) -> Cell:
@@ -222,19 +225,29 @@ class Cell:
             if memory_limit:
                 (CGROUP_V1 / "memory" / "handbook" / name / "memory.limit_in_bytes").write_text(str(memory_limit))
             (CGROUP_V1 / "pids" / "handbook" / name / "pids.max").write_text(str(PIDS_MAX))
+            cell.joined = os.pipe()
         return cell
 
     def start(self, process) -> None:
         """Start the page's process (a multiprocessing.Process) as PID 2 of a new PID namespace."""
         found = support()
-        if not found.namespaces:
+        if found.namespaces:
+            with _PidNamespace():
+                self.init = subprocess.Popen(
+                    found.init, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                )
+                process.start()
+        else:
             process.start()
-            return
-        with _PidNamespace():
-            self.init = subprocess.Popen(
-                found.init, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
-            process.start()
+        if self.joined:
+            # Moved from here, while the child sets up its namespaces: the first cgroup move after a quiet spell
+            # waits for an RCU grace period (~10 ms), which would otherwise add to every page.
+            for path in self.cgroups:
+                (path / "cgroup.procs").write_text(str(process.pid))
+            os.write(self.joined[1], b"1")
+            for fd in self.joined:
+                os.close(fd)
+            self.joined = None
 
     def kill(self) -> None:
         """Kill every process of the page: the namespace's init takes all of them with it; the cgroup the rest."""
@@ -295,8 +308,6 @@ def _remove_stale_cgroups() -> None:
 def enter(cell: Cell, workdir: str) -> str:
     """Confine this (forked) process; returns the page's working directory. Only what `support()` found."""
     found = support()
-    for path in cell.cgroups:
-        (path / "cgroup.procs").write_text("0")
     if found.namespaces:
         _call(_libc.prctl, PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         _unshare(CLONE_NEWNS | CLONE_NEWNET)
@@ -310,6 +321,11 @@ def enter(cell: Cell, workdir: str) -> str:
     env.update(HOME=home, TMPDIR="/tmp")
     os.environ.clear()
     os.environ.update(env)
+    if cell.joined:
+        os.close(cell.joined[1])
+        if os.read(cell.joined[0], 1) != b"1":  # the verifier is gone
+            os._exit(75)
+        os.close(cell.joined[0])
     if found.namespaces:
         _drop_capabilities()
     return work
