@@ -38,6 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--no-cache", action="store_true", help="run every page, even unchanged ones")
     v.add_argument("--no-record", action="store_true", help="do not write docs/verification.json")
     v.add_argument("--results", metavar="PATH", help="also write every example's outcome and output as JSON")
+    v.add_argument(
+        "--max-output",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="largest captured output --update writes into one block (default 65536)",
+    )
 
     lint = sub.add_parser("lint", help="check front matter, tags, sections, signatures and links")
     lint.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
@@ -74,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                 jobs=args.jobs,
                 use_cache=not args.no_cache,
                 record_path=None if args.no_record else record.RECORD,
+                **({"block_limit": args.max_output} if args.max_output else {}),
             )
         except FileNotFoundError as exc:
             print(f"error: {exc}", file=sys.stderr)
