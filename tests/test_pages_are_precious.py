@@ -40,7 +40,9 @@ def test_a_non_utf8_page_is_a_finding_with_its_line_and_the_other_pages_are_stil
 
 def test_update_keeps_mode_and_line_endings(tmp_path):
     page = tmp_path / "p.md"
-    page.write_bytes((FRONT + '```python\nprint("new")\n```\n\n```output\nold\n```\n\nEnd.\n').replace("\n", "\r\n").encode())
+    page.write_bytes(
+        (FRONT + '```python\nprint("new")\n```\n\n```output\nold\n```\n\nEnd.\n').replace("\n", "\r\n").encode()
+    )
     page.chmod(0o664)
     report = _update(page)
     assert report.changes and not report.refusals

@@ -84,9 +84,7 @@ DIFF_LINES, DIFF_WIDTH = 200, 500  # a report shows this much of a diff: huge ou
 
 
 def diff(expected: str, actual: str, label: str) -> str:
-    lines = difflib.unified_diff(
-        _shown(expected), _shown(actual), "expected", f"actual ({label})", lineterm=""
-    )
+    lines = difflib.unified_diff(_shown(expected), _shown(actual), "expected", f"actual ({label})", lineterm="")
     shown = list(itertools.islice(lines, DIFF_LINES + 1))
     if len(shown) > DIFF_LINES:
         shown[DIFF_LINES:] = [f"[diff cut after {DIFF_LINES} lines]"]
@@ -96,4 +94,6 @@ def diff(expected: str, actual: str, label: str) -> str:
 def _shown(text: str) -> list[str]:
     """The lines a diff compares: at most enough for DIFF_LINES, each cut to DIFF_WIDTH."""
     lines = normalize(text).split("\n")[: 4 * DIFF_LINES]
-    return [line if len(line) <= DIFF_WIDTH else line[:DIFF_WIDTH] + f" [line cut: {len(line)} chars]" for line in lines]
+    return [
+        line if len(line) <= DIFF_WIDTH else line[:DIFF_WIDTH] + f" [line cut: {len(line)} chars]" for line in lines
+    ]

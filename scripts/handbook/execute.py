@@ -216,11 +216,7 @@ def _class_named(cls: type, name: str) -> bool:
 
 def runnable(page, device: str) -> list[int]:
     """Indices of the examples the child runs, in order: the parent expects exactly these results."""
-    return [
-        i
-        for i, ex in enumerate(page.examples)
-        if not ex.error and not ex.options.skip and ex.runs_on(device)
-    ]
+    return [i for i, ex in enumerate(page.examples) if not ex.error and not ex.options.skip and ex.runs_on(device)]
 
 
 def child_main(page, device: str, conn, workdir: str, threads: int, memory_limit: int | None, cell=None) -> None:
