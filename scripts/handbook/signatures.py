@@ -10,7 +10,6 @@ from pathlib import Path
 
 import yaml
 
-
 PACKAGES = ("torch", "torchvision")  # the only modules a name is looked up in: a page must not make us import others
 
 
