@@ -132,3 +132,16 @@ def test_addresses_and_the_temp_folder_are_written_stably(tmp_path):
     verify([str(page)], devices=("cpu",), update=True, use_cache=False, record_path=None)
     assert "<object object at 0x...> <page folder>" in page.read_text()
     assert verify([str(page)], devices=("cpu",), use_cache=False, record_path=None).failed == 0
+
+
+def test_without_the_kernel_sandbox_it_says_so_once_and_pages_still_run(monkeypatch, capsys):
+    from handbook import sandbox
+
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
+    found = sandbox.support.__wrapped__()
+    assert not found.namespaces and not found.cgroups
+    assert "not running as root" in found.missing[0]
+    assert capsys.readouterr().err.count("WARNING: the page sandbox is not available") == 1
+    monkeypatch.setattr(sandbox, "support", lambda: found)
+    report = run("ok.md")
+    assert report.failed == 0 and report.count("passed") == 3

@@ -106,7 +106,10 @@ def rewrite(text: str, examples: list[Example], plans: dict[int, tuple[object, o
             else:
                 edits.append((anchor, anchor, ["", *replacement]))
                 changes.append(f"{ex.name}: added {what}")
-    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+    # Bottom-up; of two blocks added at one place (shared and CUDA, both new), the later-planned goes in first,
+    # so the shared block ends up before the CUDA one.
+    order = sorted(range(len(edits)), key=lambda k: (edits[k][0], edits[k][1], k), reverse=True)
+    for start, end, replacement in (edits[k] for k in order):
         lines[start:end] = replacement
     return "\n".join(lines), changes
 
