@@ -28,6 +28,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -184,12 +185,23 @@ def support() -> Support:
 
 
 class _PidNamespace:
-    """Within this block, processes this one starts land in a new PID namespace (the first is its init)."""
+    """Within this block, processes this one starts land in a new PID namespace (the first is its init), or in
+    that of process `of`. No thread may be started within it (the kernel refuses)."""
+
+    def __init__(self, of: int | None = None):
+        self.of = of  # join the PID namespace of this process rather than make a new one
 
     def __enter__(self):
         self.own = os.open("/proc/self/ns/pid", os.O_RDONLY)
         try:
-            _unshare(CLONE_NEWPID)
+            if self.of is None:
+                _unshare(CLONE_NEWPID)
+            else:
+                fd = os.open(f"/proc/{self.of}/ns/pid", os.O_RDONLY)
+                try:
+                    _call(_libc.setns, fd, CLONE_NEWPID)
+                finally:
+                    os.close(fd)
         except OSError:
             os.close(self.own)
             raise
@@ -231,23 +243,34 @@ class Cell:
     def start(self, process) -> None:
         """Start the page's process (a multiprocessing.Process) as PID 2 of a new PID namespace."""
         found = support()
+        early = None
         if found.namespaces:
             with _PidNamespace():
                 self.init = subprocess.Popen(
                     found.init, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
                 )
+            if self.joined:
+                # The first cgroup move after a quiet spell waits for an RCU grace period (10-50 ms here). Moving
+                # the init first, from a thread, lets that wait overlap the fork's copy of the page tables; the
+                # page's own move right after then finds the grace period passed.
+                early = threading.Thread(target=self._join, args=(self.init.pid,))
+                early.start()
+            with _PidNamespace(of=self.init.pid):
                 process.start()
         else:
             process.start()
+        if early is not None:
+            early.join()
         if self.joined:
-            # Moved from here, while the child sets up its namespaces: the first cgroup move after a quiet spell
-            # waits for an RCU grace period (~10 ms), which would otherwise add to every page.
-            for path in self.cgroups:
-                (path / "cgroup.procs").write_text(str(process.pid))
+            self._join(process.pid)
             os.write(self.joined[1], b"1")
             for fd in self.joined:
                 os.close(fd)
             self.joined = None
+
+    def _join(self, pid: int) -> None:
+        for path in self.cgroups:
+            (path / "cgroup.procs").write_text(str(pid))
 
     def kill(self) -> None:
         """Kill every process of the page: the namespace's init takes all of them with it; the cgroup the rest."""
