@@ -58,6 +58,10 @@ _MOUNT_FLAGS = {
     "strictatime": MS_STRICTATIME,
 }
 CGROUP_V1 = Path("/sys/fs/cgroup")
+# The one folder outside its own that a page may write: torch.compile's caches (C++ headers, kernels), shared by
+# pages so that each does not recompile everything. A page can put files there that a later page's compile reads:
+# that can change a later page's outcome, never reach outside the sandbox.
+COMPILE_CACHE = ROOT / ".handbook-cache" / "compile"
 CONTROLLERS = ("memory", "pids", "freezer")
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -333,6 +337,7 @@ def enter(cell: Cell, workdir: str) -> str:
     found = support()
     if found.namespaces:
         _call(_libc.prctl, PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        COMPILE_CACHE.mkdir(parents=True, exist_ok=True)
         _unshare(CLONE_NEWNS | CLONE_NEWNET)
         _loopback_up()
         _read_only_filesystem(workdir)
@@ -342,6 +347,10 @@ def enter(cell: Cell, workdir: str) -> str:
     os.makedirs(home, exist_ok=True)
     env = clean_environment(os.environ)
     env.update(HOME=home, TMPDIR="/tmp")
+    if found.namespaces:
+        env.update(
+            TORCHINDUCTOR_CACHE_DIR=str(COMPILE_CACHE / "inductor"), TRITON_CACHE_DIR=str(COMPILE_CACHE / "triton")
+        )
     os.environ.clear()
     os.environ.update(env)
     if cell.joined:
@@ -406,6 +415,9 @@ def _read_only_filesystem(workdir: str) -> None:
         os.mkdir(target)
         _mount(str(path), target, None, MS_BIND | MS_REC)
         staged.append((target, path))
+    # A mount of its own, made before the others turn read-only (a bind mount copies its source's flags), and
+    # not in `mounts`, so it stays writable.
+    _mount(str(COMPILE_CACHE), str(COMPILE_CACHE), None, MS_BIND)
     for point, flags, readonly in mounts:
         if point == "/proc" or readonly:
             continue
