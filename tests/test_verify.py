@@ -142,3 +142,16 @@ def test_tracebacks_name_the_lines_of_the_page_in_nested_code_and_syntax_errors(
     assert 'lines.md", line 25, in <module>' in nested.detail and 'lines.md", line 14, in f' in nested.detail
     syntax = outcomes[28].detail
     assert 'lines.md", line 29' in syntax and "y = (" in syntax and "SyntaxError" in syntax
+
+
+def test_without_the_kernel_sandbox_it_says_so_once_and_pages_still_run(monkeypatch, capsys):
+    from handbook import sandbox
+
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
+    found = sandbox.support.__wrapped__()
+    assert not found.namespaces and not found.cgroups
+    assert "not running as root" in found.missing[0]
+    assert capsys.readouterr().err.count("WARNING: the page sandbox is not available") == 1
+    monkeypatch.setattr(sandbox, "support", lambda: found)
+    report = run("ok.md")
+    assert report.failed == 0 and report.count("passed") == 3

@@ -53,12 +53,13 @@ class _FileConn:
     """Stands in for the pipe when a page runs in a fresh process: keeps only the end message."""
 
     def __init__(self, path: str):
-        self.path = path
+        self.file = open(path, "w")  # opened before the sandbox hides the caller's /tmp
 
-    def send(self, message) -> None:
+    def send_bytes(self, data: bytes) -> None:
+        message = json.loads(data)
         if message[0] == "end":
-            with open(self.path, "w") as f:
-                json.dump({"exec_seconds": message[1]}, f)
+            json.dump({"exec_seconds": message[1]}, self.file)
+            self.file.flush()
 
 
 def _fresh_main(page_path: str, result_path: str, tmp: str) -> None:

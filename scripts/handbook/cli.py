@@ -43,6 +43,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="re-run the CPU pass under each lower instruction-set level and another thread count; report changes",
     )
+    v.add_argument(
+        "--max-output",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="largest captured output --update writes into one block (default 65536)",
+    )
 
     lint = sub.add_parser("lint", help="check front matter, tags, sections, signatures and links")
     lint.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
@@ -79,7 +86,12 @@ def main(argv: list[str] | None = None) -> int:
 
         return portability_main(args.paths or None, args.jobs)
     if args.command == "verify":
+        import signal
+
         from . import record
+
+        # SIGTERM unwinds like Ctrl-C, so every page's processes are ended on the way out.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         from .verify import print_report, verify
 
         devices = DEVICES if args.device == "all" else (args.device,)
@@ -91,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                 jobs=args.jobs,
                 use_cache=not args.no_cache,
                 record_path=None if args.no_record else record.RECORD,
+                **({"block_limit": args.max_output} if args.max_output else {}),
             )
         except FileNotFoundError as exc:
             print(f"error: {exc}", file=sys.stderr)

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 
 ELLIPSIS = "..."
@@ -100,8 +101,20 @@ def matches_on_cuda(expected: str, actual: str) -> bool:
     return matches(expected, actual) or matches(expected, normalize_cuda(actual))
 
 
+DIFF_LINES, DIFF_WIDTH = 200, 500  # a report shows this much of a diff: huge outputs must not flood it
+
+
 def diff(expected: str, actual: str, label: str) -> str:
-    lines = difflib.unified_diff(
-        normalize(expected).split("\n"), normalize(actual).split("\n"), "expected", f"actual ({label})", lineterm=""
-    )
-    return "\n".join(lines)
+    lines = difflib.unified_diff(_shown(expected), _shown(actual), "expected", f"actual ({label})", lineterm="")
+    shown = list(itertools.islice(lines, DIFF_LINES + 1))
+    if len(shown) > DIFF_LINES:
+        shown[DIFF_LINES:] = [f"[diff cut after {DIFF_LINES} lines]"]
+    return "\n".join(shown)
+
+
+def _shown(text: str) -> list[str]:
+    """The lines a diff compares: at most enough for DIFF_LINES, each cut to DIFF_WIDTH."""
+    lines = normalize(text).split("\n")[: 4 * DIFF_LINES]
+    return [
+        line if len(line) <= DIFF_WIDTH else line[:DIFF_WIDTH] + f" [line cut: {len(line)} chars]" for line in lines
+    ]

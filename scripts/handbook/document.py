@@ -21,6 +21,7 @@ from .fences import FenceError, Options, OutputHeader, parse_options, parse_outp
 _INCLUDE = re.compile(r'^--8<--\s+"([^"]+)"$')
 _BROKEN_FENCE = re.compile(r"^\s*```+\s*(python|output)\b[^`]*`")
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
+_CLOSING = re.compile(r"^[\s>]*(`{3,}|~{3,})\s*$")
 _md = MarkdownIt("commonmark").enable("table")
 
 
@@ -107,6 +108,14 @@ class Page:
     links: list[Link] = field(default_factory=list)
     examples: list[Example] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    newline: str = "\n"  # the file's line ending; `text` always holds "\n"
+    digest: str | None = None  # sha256 of the file's bytes as read: --update writes only over these
+    unreadable: bool = False  # not UTF-8: nothing of it was parsed
+
+    @property
+    def unsafe_to_rewrite(self) -> list[Problem]:
+        """Problems that make the page's structure uncertain: --update must not touch it."""
+        return [p for p in self.problems if p.code in ("HB005", "HB063", "HB065")]
 
     @property
     def kind(self) -> str | None:
@@ -130,11 +139,30 @@ def relpath(path: Path) -> str:
         return path.as_posix()
 
 
+def read_page_text(path: Path) -> tuple[str, str, str]:
+    """(text with "\n" line ends, the file's line ending, sha256 of its bytes). UnicodeDecodeError if not UTF-8."""
+    data = Path(path).read_bytes()
+    text = data.decode("utf-8")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    return text.replace("\r\n", "\n"), newline, hashlib.sha256(data).hexdigest()
+
+
+def decode_error_line(data: bytes, exc: UnicodeDecodeError) -> int:
+    return data[: exc.start].count(b"\n") + 1
+
+
 def parse_page(path: Path, text: str | None = None) -> Page:
     path = Path(path)
+    newline, digest = "\n", None
     if text is None:
-        text = path.read_text(encoding="utf-8")
-    page = Page(path=path.resolve(), rel=relpath(path), text=text)
+        try:
+            text, newline, digest = read_page_text(path)
+        except UnicodeDecodeError as exc:
+            page = Page(path=path.resolve(), rel=relpath(path), text="", unreadable=True)
+            line = decode_error_line(path.read_bytes(), exc)
+            page.problems.append(Problem(line, "HB005", f"page is not valid UTF-8 ({exc.reason} at byte {exc.start})"))
+            return page
+    page = Page(path=path.resolve(), rel=relpath(path), text=text, newline=newline, digest=digest)
     lines = text.split("\n")
     body_lines = _read_front_matter(page, lines)
     tokens = _md.parse("\n".join(body_lines))
@@ -143,6 +171,10 @@ def parse_page(path: Path, text: str | None = None) -> Page:
         # CommonMark: a backtick in the info string means this is not a fence, so the example would never run
         if _BROKEN_FENCE.match(line):
             page.problems.append(Problem(n, "HB063", "fence line holds a backtick, so it is no code fence at all"))
+    broken = [p.line for p in page.problems if p.code == "HB063"]
+    if broken:
+        # The broken fence's closing line then opens a fence that never closes: one mistake, reported once.
+        page.problems = [p for p in page.problems if not (p.code == "HB065" and p.line > broken[0])]
     return page
 
 
@@ -187,6 +219,10 @@ def _collect(page: Page, tokens, lines: list[str]) -> None:
                     page.links.append(Link(str(child.attrGet("href") or ""), tok.map[0] + 1))
         elif tok.type == "fence":
             line, end_line = tok.map[0] + 1, tok.map[1]
+            if not _closes(tok, lines, end_line):
+                page.problems.append(
+                    Problem(line, "HB065", "code fence opened here is never closed (it runs to the end of the page)")
+                )
             try:
                 lang, words = split_info(tok.info)
             except FenceError as exc:
@@ -199,6 +235,14 @@ def _collect(page: Page, tokens, lines: list[str]) -> None:
                 _attach_output(page, last_example, tok, line, end_line, words, lines)
             else:
                 last_example = None
+
+
+def _closes(tok, lines: list[str], end_line: int) -> bool:
+    """The fence's last line is a closing fence of its own kind: else the fence swallowed the rest of the page."""
+    if end_line <= tok.map[0] + 1 or end_line > len(lines):
+        return False
+    m = _CLOSING.match(lines[end_line - 1])
+    return bool(m) and m.group(1)[0] == tok.markup[0] and len(m.group(1)) >= len(tok.markup)
 
 
 def _example(page: Page, tok, line: int, end_line: int, words: list[str], lines: list[str]) -> Example:
@@ -215,7 +259,11 @@ def _example(page: Page, tok, line: int, end_line: int, words: list[str], lines:
         include = m.group(1)
         script = ROOT / include
         if script.is_file():
-            code, filename, code_line = script.read_text(encoding="utf-8"), include, 1
+            try:
+                code, filename, code_line = script.read_text(encoding="utf-8"), include, 1
+            except UnicodeDecodeError as exc:
+                error = f"included script {include} is not valid UTF-8 ({exc.reason} at byte {exc.start})"
+                page.problems.append(Problem(line, "HB005", error))
         else:
             error = f"included script {include} does not exist"
             page.problems.append(Problem(line, "HB062", error))

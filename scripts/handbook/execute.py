@@ -1,7 +1,8 @@
 """Run one page's examples inside a forked child: one namespace, seeded, sandboxed.
 
 The parent (pool.py) forks this from a process that already imported torch, so the child pays no import cost.
-Messages go back over a pipe: ("start", i) before example i, ("result", i, dict) after it, ("end", seconds).
+Messages go back over a pipe as JSON (never pickles: the parent must not run code the child chose):
+["start", i] before example i, ["result", i, {...}] after it, ["end", seconds]. The parent checks the sequence.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import builtins
 import faulthandler
 import io
 import ipaddress
+import json
 import linecache
 import os
 import random
@@ -21,8 +23,11 @@ import time
 import traceback
 import types
 import warnings
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import contextmanager
 
+from . import sandbox
+
+OUTPUT_LIMIT = 1 << 20  # bytes of one example's output kept (stdout, fd 1 and subprocesses); the rest is cut
 # Warnings that fail an example unless its fence declares them with warns=.
 STRICT_WARNINGS = (DeprecationWarning, FutureWarning, UserWarning)
 
@@ -168,11 +173,58 @@ def _quick_timing(enabled: bool):
         Timer.blocked_autorange, Timer.adaptive_autorange = blocked, adaptive
 
 
-def run_example(example, namespace: dict) -> dict:
+class Capture:
+    """While an example runs, fd 1 and 2 go to memory files: print(), writes straight to the fd and every
+    subprocess's output are captured, in the order they happened."""
+
+    def __init__(self):
+        self.out, self.err = os.memfd_create("example-stdout"), os.memfd_create("example-stderr")
+
+    def __enter__(self) -> Capture:
+        _flush_all()
+        for fd in (self.out, self.err):
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+        self.saved = os.dup(1), os.dup(2)
+        os.dup2(self.out, 1)
+        os.dup2(self.err, 2)
+        self.streams = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = _unbuffered(1), _unbuffered(2)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _flush_all()
+        sys.stdout, sys.stderr = self.streams
+        for saved, fd in zip(self.saved, (1, 2), strict=True):
+            os.dup2(saved, fd)
+            os.close(saved)
+
+    @staticmethod
+    def read(fd: int, limit: int = OUTPUT_LIMIT) -> str:
+        size = os.fstat(fd).st_size
+        text = os.pread(fd, min(size, limit), 0).decode("utf-8", errors="replace")
+        if size > limit:
+            text += f"\n[output cut: {size} bytes in all, the first {limit} kept]\n"
+        return text
+
+
+def _unbuffered(fd: int) -> io.TextIOWrapper:
+    raw = io.FileIO(fd, "w", closefd=False)
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace", write_through=True)
+
+
+def _flush_all() -> None:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+
+
+def run_example(example, namespace: dict, capture: Capture) -> dict:
     """Execute one example; return what happened (output, error, warnings)."""
     opts = example.options
     source = example.code
-    out, err = io.StringIO(), io.StringIO()
     error = None
     raised_line = None
     started = time.perf_counter()
@@ -183,7 +235,7 @@ def run_example(example, namespace: dict) -> dict:
             linecache.cache[example.filename] = (len(source), None, _file_lines(example, source), example.filename)
             code = _compile(example)
             quick = bool(opts.nondeterministic) and not FULL_TIMING
-            with redirect_stdout(out), redirect_stderr(err), _quick_timing(quick):
+            with capture, _quick_timing(quick):
                 exec(code, namespace)
         except BaseException as exc:  # noqa: BLE001 - examples may raise anything, SystemExit included
             if opts.raises and _class_named(type(exc), opts.raises):
@@ -193,7 +245,7 @@ def run_example(example, namespace: dict) -> dict:
             else:
                 error = _tail(exc, {example.filename})
     elapsed = time.perf_counter() - started
-    output = out.getvalue()
+    output = capture.read(capture.out)
     if opts.raises and raised_line is None and error is None:
         error = f"expected {opts.raises} to be raised, but the example finished without it"
     strict = [w for w in caught if issubclass(w.category, STRICT_WARNINGS)]
@@ -214,7 +266,7 @@ def run_example(example, namespace: dict) -> dict:
     if raised_line is not None:
         output += raised_line + "\n"
     output = _stable(_ANSI.sub("", output))
-    return {"output": output, "error": error, "stderr": err.getvalue()[-2000:], "seconds": elapsed}
+    return {"output": output, "error": error, "stderr": capture.read(capture.err)[-2000:], "seconds": elapsed}
 
 
 def _class_named(cls: type, name: str) -> bool:
@@ -222,21 +274,33 @@ def _class_named(cls: type, name: str) -> bool:
     return any(name in (c.__name__, f"{c.__module__}.{c.__qualname__}") for c in cls.__mro__)
 
 
-def child_main(page, device: str, conn, workdir: str, threads: int, memory_limit: int | None) -> None:
+def runnable(page, device: str) -> list[int]:
+    """Indices of the examples the child runs, in order: the parent expects exactly these results."""
+    return [i for i, ex in enumerate(page.examples) if not ex.error and not ex.options.skip and ex.runs_on(device)]
+
+
+def child_main(page, device: str, conn, workdir: str, threads: int, memory_limit: int | None, cell=None) -> None:
     """Entry point of the forked child. Never returns normally: exits with os._exit."""
-    log = open(os.path.join(workdir, ".child.log"), "w")
+    for fd in cell.foreign if cell else ():
+        os.close(fd)
+    log = os.fdopen(cell.log, "w") if cell else open(os.path.join(workdir, ".child.log"), "w")
     os.dup2(log.fileno(), 1)
     os.dup2(log.fileno(), 2)
     faulthandler.enable(log)
     code = 0
+
+    def send(*message) -> None:
+        conn.send_bytes(json.dumps(message).encode())
+
     try:
         if device == "cpu":
             # The CPU pass sees no GPU, as on a CPU-only machine. CUDA reads this when first used, after the fork.
             os.environ["CUDA_VISIBLE_DEVICES"] = ""
         if memory_limit:
             resource.setrlimit(resource.RLIMIT_DATA, (memory_limit, memory_limit))
-        os.chdir(os.path.join(workdir, "work"))
-        block_network()
+        work = sandbox.enter(cell or sandbox.Cell(), workdir)
+        os.chdir(work)
+        block_network()  # a clear message; the network namespace is what really holds
         import numpy
         import torch
 
@@ -248,13 +312,12 @@ def child_main(page, device: str, conn, workdir: str, threads: int, memory_limit
         main.__dict__.update({"__builtins__": builtins, "__file__": page.rel, "device": torch.device(device)})
         sys.modules["__main__"] = main
         sys.argv = [page.rel]
+        capture = Capture()
         started = time.perf_counter()
-        for i, example in enumerate(page.examples):
-            if example.error or example.options.skip or not example.runs_on(device):
-                continue
-            conn.send(("start", i))
-            conn.send(("result", i, run_example(example, main.__dict__)))
-        conn.send(("end", time.perf_counter() - started))
+        for i in runnable(page, device):
+            send("start", i)
+            send("result", i, run_example(page.examples[i], main.__dict__, capture))
+        send("end", time.perf_counter() - started)
     except BaseException:  # noqa: BLE001
         traceback.print_exc()
         code = 70

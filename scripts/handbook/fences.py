@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 DEVICES = ("cpu", "cuda")
 DEFAULT_TIMEOUT = 60.0
+MAX_TIMEOUT = 3600.0  # an hour: longer is a mistake (inf, 1e308) and would hang the verifier
 OPTION_NAMES = ("devices", "raises", "warns", "nondeterministic", "machine", "timeout", "skip", "id")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -71,8 +72,10 @@ def parse_options(words: list[str]) -> Options:
             timeout = float(values["timeout"])
         except ValueError:
             timeout = -1.0
-        if timeout <= 0:
-            raise FenceError(f"timeout must be a positive number of seconds, not {values['timeout']!r}")
+        if not 0 < timeout <= MAX_TIMEOUT:  # also false for nan
+            raise FenceError(
+                f"timeout must be a positive number of seconds, at most {MAX_TIMEOUT:g}, not {values['timeout']!r}"
+            )
         kwargs["timeout"] = timeout
     for key in ("nondeterministic", "machine", "skip"):
         if key in values:

@@ -30,10 +30,11 @@ CODES = {
     "HB002": "front matter lacks a required key",
     "HB003": "front matter has a key the schema does not know",
     "HB004": "front matter value has the wrong type or form",
+    "HB005": "file is not valid UTF-8",
     "HB010": "tag is not in the vocabulary (tags/tags.yml)",
     "HB020": "the page's H1 is missing or is not the API name",
     "HB021": "api page sections are missing, extra or out of order",
-    "HB030": "api does not resolve in the installed torch",
+    "HB030": "api does not resolve in the installed torch (or is not a torch/torchvision name)",
     "HB031": "a parameter is documented that the real signature does not have",
     "HB032": "a parameter of the real signature is not documented",
     "HB033": "the real signature of the api cannot be read",
@@ -47,6 +48,7 @@ CODES = {
     "HB062": "included script does not exist",
     "HB063": "fence line holds a backtick, so Markdown does not treat it as a fence",
     "HB064": "a machine-dependent example (machine=) has an output block on the page",
+    "HB065": "code fence is never closed, so it runs to the end of the page",
     "HB070": "related API does not resolve in the installed torch",
     "HB071": "api page is not at the path its API name gives",
     "HB080": "script in examples/ is not included by any page",
@@ -253,8 +255,9 @@ def page_path(page: Page):
 
 @check
 def map_markers(page: Page):
-    known = maps_module.load_all(maps_module.MAPS)
-    for line, name in maps_module.markers(page.text):
+    shown = maps_module.markers(page.text)
+    known = maps_module.load_all(maps_module.MAPS) if shown else {}  # parsing every map is slow: only when needed
+    for line, name in shown:
         if name not in known:
             yield line, "HB093", f"no migration map {name!r} in migration/ (known: {', '.join(known) or 'none'})"
 
@@ -293,7 +296,8 @@ def orphan_scripts(pages: list[Page], examples_dir: Path = EXAMPLES) -> Iterator
 
 
 def lint_page(page: Page) -> list[Finding]:
-    found = [Finding(page.rel, line, code, msg) for fn in CHECKS for line, code, msg in fn(page)]
+    checks = [parse_problems] if page.unreadable else CHECKS
+    found = [Finding(page.rel, line, code, msg) for fn in checks for line, code, msg in fn(page)]
     return sorted(set(found), key=lambda f: (f.line, f.code, f.message))
 
 

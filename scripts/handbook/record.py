@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import re
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,10 +48,22 @@ def load(path: Path = RECORD) -> dict:
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Replace the file at once, keeping its mode (a new file gets the usual one: 0666 less the umask)."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def save(record: dict, path: Path = RECORD) -> None:

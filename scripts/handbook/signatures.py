@@ -10,10 +10,14 @@ from pathlib import Path
 
 import yaml
 
+PACKAGES = ("torch", "torchvision")  # the only modules a name is looked up in: a page must not make us import others
+
 
 def resolve(name: str):
-    """The object a dotted name refers to; LookupError when it does not exist in the installed packages."""
+    """The object a dotted name refers to; LookupError when it does not exist in the installed torch/torchvision."""
     parts = name.split(".")
+    if parts[0] not in PACKAGES:
+        raise LookupError(f"{name} is not a torch or torchvision name (only those are looked up, nothing is imported)")
     for cut in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))

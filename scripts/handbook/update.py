@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
+from . import record
 from .compare import matches, matches_on_cuda, normalize
-from .document import Example
+from .document import Example, Page
 from .fences import OutputHeader
+
+BLOCK_LIMIT = 64 * 1024  # bytes of captured output --update writes into one block, at most
 
 KEEP = object()  # leave this block as it is
 REMOVE = object()  # delete this block
@@ -102,6 +106,30 @@ def rewrite(text: str, examples: list[Example], plans: dict[int, tuple[object, o
             else:
                 edits.append((anchor, anchor, ["", *replacement]))
                 changes.append(f"{ex.name}: added {what}")
-    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+    # Bottom-up; of two blocks added at one place (shared and CUDA, both new), the later-planned goes in first,
+    # so the shared block ends up before the CUDA one.
+    order = sorted(range(len(edits)), key=lambda k: (edits[k][0], edits[k][1], k), reverse=True)
+    for start, end, replacement in (edits[k] for k in order):
         lines[start:end] = replacement
     return "\n".join(lines), changes
+
+
+def refusal(text: str, limit: int, secrets: list[str]) -> str | None:
+    """Why this captured output must not be written into a page, or None."""
+    size = len(text.encode("utf-8"))
+    if size > limit:
+        return f"output is {size} bytes, over the {limit}-byte limit for one block (--max-output)"
+    if any(secret in text for secret in secrets):
+        return "output contains the value of one of your environment variables; a commit would publish it"
+    return None
+
+
+class PageChanged(Exception):
+    """The page's file changed on disk since it was read."""
+
+
+def write_page(page: Page, text: str) -> None:
+    """Write the page's new text with its line endings, only over exactly the bytes that were read."""
+    if page.digest is not None and hashlib.sha256(page.path.read_bytes()).hexdigest() != page.digest:
+        raise PageChanged(page.rel)
+    record.write_atomic(page.path, text.replace("\n", page.newline) if page.newline != "\n" else text)

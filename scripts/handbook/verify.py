@@ -15,7 +15,8 @@ from .compare import diff, matches, matches_on_cuda
 from .document import Example, Page, parse_page
 from .fences import DEVICES
 from .pool import Job, _fork, run_jobs, warm_up
-from .update import plan, rewrite
+from .sandbox import secret_values
+from .update import BLOCK_LIMIT, PageChanged, plan, refusal, rewrite, write_page
 
 NO_GPU = "cuda: no GPU"
 SLOWEST = 10  # pages listed at the end of a report, with their times
@@ -41,13 +42,15 @@ class Report:
     seconds: float = 0.0
     jobs: list[Job] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # `path:line: CODE message` of pages that cannot be read
+    refusals: list[str] = field(default_factory=list)  # what --update would not write, and why
 
     def count(self, status: str, device: str | None = None) -> int:
         return sum(1 for o in self.outcomes if o.status == status and (device is None or o.device == device))
 
     @property
     def failed(self) -> int:
-        return self.count("failed")
+        return self.count("failed") + len(self.unreadable) + len(self.refusals)
 
 
 def collect(paths: list[str] | None) -> list[Path]:
@@ -200,14 +203,17 @@ def verify(
     memory_limit: int | None = 6 * 2**30,
     stream=None,
     cache_path: Path | None = None,
+    block_limit: int = BLOCK_LIMIT,
 ) -> Report:
     started = time.perf_counter()
     pages = [parse_page(p) for p in collect(paths)]
+    report = Report()
+    report.unreadable = [f"{p.rel}:{x.line}: {x.code} {x.message}" for p in pages if p.unreadable for x in p.problems]
+    pages = [p for p in pages if not p.unreadable]
     env = record.environment()
     gpu = probe_gpu() if "cuda" in devices else None
     machines = {"cpu": machine.cpu_label(), "cuda": gpu or "no GPU"}
     cache = Cache(cache_path or CACHE, enabled=use_cache, machine=machines["cpu"])
-    report = Report()
     planned: dict[tuple[str, str], list[Outcome]] = {}
     to_run: list[Job] = []
     for page in pages:
@@ -239,7 +245,8 @@ def verify(
     by_job = {(j.page.rel, j.device): j for j in to_run}
     if update:
         provenance = sample_provenance(env, machines)
-        pages = [_apply_update(page, devices, planned, by_job, report, provenance) for page in pages]
+        guard = (block_limit, secret_values())
+        pages = [_apply_update(page, devices, planned, by_job, report, provenance, guard) for page in pages]
     results: dict[tuple[str, str], tuple[str, dict]] = {}  # (page, device) -> (examples hash, counts)
     outputs: dict[str, dict] = {}  # page -> machine-dependent outputs, for the record
     for page in pages:
@@ -293,21 +300,33 @@ def _default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-def _apply_update(page: Page, devices, planned, by_job, report: Report, provenance: dict[str, str]) -> Page:
+def _apply_update(page: Page, devices, planned, by_job, report: Report, provenance, guard) -> Page:
     actual: dict[int, dict[str, str]] = {}
     for device in devices:
         for i, outcome in enumerate(planned[page.rel, device]):
             if outcome.mismatch:
-                actual.setdefault(i, {})[device] = outcome.actual
+                why = refusal(outcome.actual, *guard)
+                if why:
+                    report.refusals.append(f"{outcome.example.name} [{device}]: not updated: {why}")
+                else:
+                    actual.setdefault(i, {})[device] = outcome.actual
     if not actual:
+        return page
+    if page.unsafe_to_rewrite:
+        for problem in page.unsafe_to_rewrite:
+            report.refusals.append(f"{page.rel}:{problem.line}: not updated: {problem.code} {problem.message}")
         return page
     plans = {i: plan(page.examples[i], outs, provenance) for i, outs in actual.items()}
     text, changes = rewrite(page.text, page.examples, plans)
     if text == page.text:
         return page
-    record.write_atomic(page.path, text)
+    try:
+        write_page(page, text)
+    except PageChanged:
+        report.refusals.append(f"{page.rel}: not updated: the file changed since it was read; run --update again")
+        return page
     report.changes.extend(changes)
-    new = parse_page(page.path, text)
+    new = parse_page(page.path)
     for device in devices:
         job = by_job.get((page.rel, device))
         if job is not None:
@@ -338,6 +357,8 @@ def write_results(report: Report, path: Path, env: dict) -> None:
 
 def print_report(report: Report, devices, out=None) -> None:
     out = out or sys.stdout
+    for line in report.unreadable:
+        print(f"FAILED {line}", file=out)
     for o in report.outcomes:
         if o.status == "failed":
             print(f"FAILED {o.example.name} [{o.device}] {o.reason}", file=out)
@@ -345,6 +366,8 @@ def print_report(report: Report, devices, out=None) -> None:
                 print("\n".join("    " + line for line in o.detail.split("\n")), file=out)
     for change in report.changes:
         print(f"updated {change}", file=out)
+    for refused in report.refusals:
+        print(f"REFUSED {refused}", file=out)
     for device in devices:
         reasons = Counter(o.reason for o in report.outcomes if o.device == device and o.status == "skipped")
         why = "; ".join(f"{n} × {r}" for r, n in reasons.most_common())
