@@ -148,3 +148,9 @@ def test_signature_overrides_hold_in_the_installed_torch():
     with pytest.raises(TypeError):
         torch.device(kind="cpu")
     assert isinstance(torch.backends.cudnn.benchmark, bool)
+    v = torch.autograd.Variable(data=torch.zeros(1), requires_grad=True, _grad_fn=None, name="v")
+    assert v.requires_grad
+    with pytest.warns(UserWarning, match="volatile"):
+        torch.autograd.Variable(torch.zeros(1), volatile=True)
+    with pytest.raises(TypeError):
+        torch.autograd.Variable(torch.zeros(1), bogus=1)
