@@ -36,6 +36,18 @@ def module_tree() -> list[Section]:
             children=[
                 Section("torch.Tensor", ("torch.Tensor",), "torch/tensor/index.md", "Methods of tensor objects."),
                 Section("torch.linalg", ("torch.linalg",), "torch/linalg/index.md", "Linear algebra."),
+                Section(
+                    "torch.func",
+                    ("torch.func",),
+                    "torch/func/index.md",
+                    "Function transforms: vmap, grad, jacobians, functional calls of modules.",
+                ),
+                Section(
+                    "torch.distributions",
+                    ("torch.distributions",),
+                    "torch/distributions/index.md",
+                    "Probability distributions: sampling, log-probabilities, reparameterization.",
+                ),
             ],
         ),
         Section("torch.nn", ("torch.nn",), "torch/nn/index.md", "Modules: layers, containers, losses."),
