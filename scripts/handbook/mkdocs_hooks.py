@@ -2,7 +2,7 @@
 
 - on_config: nav from the module tree, versions in header and footer, tags_allowed from tags/tags.yml, jieba check.
 - on_files: generated pages (module indexes, Tags, Verification status).
-- on_page_markdown: badges, signature, output blocks and tabs (render.py).
+- on_page_markdown: badges, signature, output blocks and tabs (render.py); the Sharp bits list (sharp_bits.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from handbook import maps, record, render, search_index, site, tags
+from handbook import maps, record, render, search_index, sharp_bits, site, tags
 
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
 _state: dict = {"record": {}, "pages": [], "site": None, "aliases": {}, "api": {}}
@@ -80,6 +80,7 @@ def on_page_markdown(markdown, page, config, **kwargs):
         _state["aliases"][page.url] = words
     if page.meta.get("kind") == "api" and page.meta.get("api"):
         _state["api"][page.url] = page.meta["api"]
+    text = sharp_bits.fill(text, _state["pages"], str(Path(page.file.src_uri).parent), Path(config.docs_dir))
     return render.render(text, source, _state["record"], _state["maps"])
 
 

@@ -14,6 +14,14 @@ import yaml
 def resolve(name: str):
     """The object a dotted name refers to; LookupError when it does not exist in the installed packages."""
     parts = name.split(".")
+    if len(parts) > 1:
+        # torchvision.ops.roi_align is both a module and the function that package exports: the name means the latter
+        try:
+            exported = getattr(importlib.import_module(".".join(parts[:-1])), parts[-1], None)
+        except ImportError:
+            exported = None
+        if exported is not None and not inspect.ismodule(exported):
+            return exported
     for cut in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))
