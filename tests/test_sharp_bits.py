@@ -68,9 +68,12 @@ def test_only_high_frequency_api_pages_are_gathered_grouped_by_module(tmp_path):
     assert "narrow" not in text and "Lead." not in text
     torch_part, nn_part = text.split("## torch.nn\n")
     assert "## torch\n" in torch_part
-    assert "- **[`torch.cat`](../torch/cat.md#common-pitfalls)** — Sizes must match except in `dim`." in torch_part
-    assert "- **[`torch.cat`](../torch/cat.md#common-pitfalls)** — Scalars need torch.stack." in torch_part
-    assert "- **[`torch.nn.Linear`](../torch/nn/linear.md#common-pitfalls)** — Input must be float." in nn_part
+    assert (
+        "- **[`torch.cat`](../torch/cat.md#common-pitfalls)**\n"
+        "    - Sizes must match except in `dim`.\n"
+        "    - Scalars need torch.stack.\n"
+    ) in torch_part
+    assert "- **[`torch.nn.Linear`](../torch/nn/linear.md#common-pitfalls)**\n    - Input must be float.\n" in nn_part
     assert text.startswith("5 pitfalls from 2 pages.")
 
 
@@ -88,4 +91,4 @@ def test_the_real_sharp_bits_page_holds_the_marker_and_gathers_real_pitfalls():
     source = next(p for p in pages if p.rel == "docs/guides/sharp-bits.md")
     assert sharp_bits.MARKER in source.text
     text = sharp_bits.markdown(pages)
-    assert "(../torch/cat.md#common-pitfalls)** — Sizes must match in every dimension except `dim`." in text
+    assert "(../torch/cat.md#common-pitfalls)**\n    - Sizes must match in every dimension except `dim`." in text

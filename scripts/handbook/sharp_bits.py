@@ -59,7 +59,7 @@ def gathered(pages: list[Page]) -> list[Page]:
 
 
 def markdown(pages: list[Page], from_dir: str = "guides", docs: Path = DOCS) -> str:
-    """The list that replaces MARKER: one H2 per module section, one bullet per pitfall, linked to its page."""
+    """The list that replaces MARKER: one H2 per module section, one bullet per page (linked), its pitfalls under it."""
     sections = module_tree()
     by_section: dict[str, list[Page]] = {}
     for page in gathered(pages):
@@ -74,9 +74,11 @@ def markdown(pages: list[Page], from_dir: str = "guides", docs: Path = DOCS) -> 
         if not items:
             continue
         out += [f"## {name}", ""]
-        for page, lead in items:
-            link = f"{up}{docs_path(page, docs)}#common-pitfalls"
-            out.append(f"- **[`{title(page)}`]({link})** — {lead}")
+        for page in members:
+            leads = pitfalls(page)
+            if leads:
+                out.append(f"- **[`{title(page)}`]({up}{docs_path(page, docs)}#common-pitfalls)**")
+                out += [f"    - {lead}" for lead in leads]
         out.append("")
         total += len(items)
         sources.update(p.rel for p, _ in items)
