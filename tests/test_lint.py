@@ -120,6 +120,10 @@ def test_cli_exit_codes(capsys):
         ("torch.tensor", ["data", "dtype", "device", "requires_grad", "pin_memory"]),  # not its examples
         ("torch.Tensor.tolist", []),  # no parameters is not "unreadable"
         ("torch.autograd.Function", ["args", "kwargs"]),  # generic, and no docstring line says otherwise
+        (
+            "torchvision.ops.roi_align",
+            ["input", "boxes", "output_size", "spatial_scale", "sampling_ratio", "aligned"],
+        ),  # also the name of a module: the function the package exports is meant
     ],
 )
 def test_real_signatures(api, params):

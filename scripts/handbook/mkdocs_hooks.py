@@ -3,7 +3,8 @@
 - on_config: nav from the module tree, versions in header and footer, tags_allowed from tags/tags.yml, jieba check.
 - on_files: generated pages (module indexes, Tags, Verification status, What changed in torch X).
 - on_page_markdown: badges, signature, output blocks and tabs (render.py); on pages a changes report names, a
-  note linking the What-changed page and an anchor on each example it names (changes.py).
+  note linking the What-changed page and an anchor on each example it names (changes.py); the Sharp bits list
+  (sharp_bits.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from handbook import changes, maps, record, render, search_index, site, tags
+from handbook import changes, maps, record, render, search_index, sharp_bits, site, tags
 
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
 _state: dict = {"record": {}, "pages": [], "site": None, "aliases": {}, "api": {}}
@@ -91,6 +92,7 @@ def on_page_markdown(markdown, page, config, **kwargs):
     if page.meta.get("kind") == "api" and page.meta.get("api"):
         _state["api"][page.url] = page.meta["api"]
     rel = page.file.src_uri
+    text = sharp_bits.fill(text, _state["pages"], str(Path(rel).parent), Path(config.docs_dir))
     named = [(r, by_page[rel]) for r, by_page in _state.get("notes") or [] if rel in by_page]
     for _report, entries in named:
         text = changes.add_anchors(text, entries)

@@ -18,6 +18,14 @@ def resolve(name: str):
     parts = name.split(".")
     if parts[0] not in PACKAGES:
         raise LookupError(f"{name} is not a torch or torchvision name (only those are looked up, nothing is imported)")
+    if len(parts) > 1:
+        # torchvision.ops.roi_align is both a module and the function that package exports: the name means the latter
+        try:
+            exported = getattr(importlib.import_module(".".join(parts[:-1])), parts[-1], None)
+        except ImportError:
+            exported = None
+        if exported is not None and not inspect.ismodule(exported):
+            return exported
     for cut in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))
