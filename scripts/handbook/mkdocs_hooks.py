@@ -15,7 +15,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from handbook import maps, record, render, search_index, site, tags
+from handbook import home, maps, record, render, search_index, site, tags
 
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
 _state: dict = {"record": {}, "pages": [], "site": None, "aliases": {}, "api": {}}
@@ -80,7 +80,11 @@ def on_page_markdown(markdown, page, config, **kwargs):
         _state["aliases"][page.url] = words
     if page.meta.get("kind") == "api" and page.meta.get("api"):
         _state["api"][page.url] = page.meta["api"]
-    return render.render(text, source, _state["record"], _state["maps"])
+    markdown = render.render(text, source, _state["record"], _state["maps"])
+    if page.file.src_uri == "index.md":  # the home page's module map, verification numbers and tags
+        offline = config.extra["handbook"]["offline"]
+        markdown = home.expand(markdown, _state["site"], _state["pages"], _state["record"], offline)
+    return markdown
 
 
 @event_priority(10)  # before the search plugin indexes the page
