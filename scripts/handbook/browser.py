@@ -75,7 +75,10 @@ def open_search(page, url: str) -> None:
     """Load a page and wait until its search index is ready to answer."""
     page.add_init_script(_WATCH_WORKER)
     page.goto(url)
-    page.locator(".md-search__input").click()
+    box = page.locator(".md-search__input")
+    if not box.is_visible():  # a phone-width page hides the box behind the header's search button
+        page.locator('label.md-header__button[for="__search"]').click()
+    box.click()
     page.wait_for_function("window.__searchReady === true", timeout=30_000)
 
 

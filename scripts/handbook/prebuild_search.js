@@ -20,12 +20,40 @@ globalThis.importScripts = (...urls) => {
 };
 vm.runInThisContext(fs.readFileSync(path.join(workers, worker[0]), "utf-8"), { filename: worker[0] });
 
+// Document refs (locations such as "torch/nn/functional/conv2d.html#examples") repeat in every posting list;
+// written as their number in `refs`, they shrink the file by half. The patched worker maps numbers back.
+function compact(index) {
+  const refs = [];
+  const number = new Map();
+  const short = (ref) => {
+    if (!number.has(ref)) number.set(ref, String(refs.push(ref) - 1));
+    return number.get(ref);
+  };
+  index.fieldVectors = index.fieldVectors.map(([fieldRef, vector]) => {
+    const cut = fieldRef.indexOf("/");
+    return [`${fieldRef.slice(0, cut)}/${short(fieldRef.slice(cut + 1))}`, vector];
+  });
+  for (const [, posting] of index.invertedIndex) {
+    for (const field of Object.keys(posting)) {
+      if (field === "_index") continue;
+      posting[field] = Object.fromEntries(Object.entries(posting[field]).map(([ref, meta]) => [short(ref), meta]));
+    }
+  }
+  return { index, refs };
+}
+
 const data = JSON.parse(fs.readFileSync(path.join(site, "search", "search_index.json"), "utf-8"));
 (async () => {
   await handler({ data: { type: 0, data } });
   if (!self.__search) throw new Error("the worker did not expose its index: is the worker patched?");
-  const prebuilt = { index: self.__search.index.toJSON(), table: [...self.__search.table] };
+  const prebuilt = compact(self.__search.index.toJSON());
+  prebuilt.table = [...self.__search.table];
   const out = path.join(site, "search", "search_prebuilt.js");
-  fs.writeFileSync(out, `var __prebuilt = ${JSON.stringify(prebuilt)};\n`);
+  // A JSON string given to JSON.parse loads much faster than the same data as a JavaScript object literal.
+  fs.writeFileSync(out, `var __prebuilt = JSON.parse(${JSON.stringify(JSON.stringify(prebuilt))});\n`);
+  const inline = path.join(site, "search", "search_index.js");
+  if (fs.existsSync(inline)) {  // the offline plugin's `var __index = {...}`, the same way
+    fs.writeFileSync(inline, `var __index = JSON.parse(${JSON.stringify(JSON.stringify(data))});\n`);
+  }
   console.log(`${out}: ${(fs.statSync(out).size / 2 ** 20).toFixed(1)} MiB`);
 })().catch((err) => { console.error(err); process.exit(1); });

@@ -65,7 +65,12 @@ PREBUILT_PATCHES = [
         "this.index=self.__prebuilt?(lunr.tokenizer.separator=new RegExp(e.separator),"
         '"TinySegmenter"in lunr&&(lunr.segmenter=new lunr.TinySegmenter),'
         "e.lang.length>1&&lunr.multiLanguage(...e.lang),this.table=new Map(self.__prebuilt.table),"
+        "this.refs=self.__prebuilt.refs,"
         "lunr.Index.load(self.__prebuilt.index)):lunr(function(){",
+    ),
+    (  # the prebuilt index names documents by number (prebuild_search.js): back to their locations
+        "reduce((s,{ref:o,score:a,matchData:u})=>{let c=this.map.get(o);",
+        "reduce((s,{ref:o,score:a,matchData:u})=>{let c=this.map.get(this.refs?this.refs[o]:o);",
     ),
     (  # expose the built index, so the build can serialize it
         "case 0:return yield Ie(t.data.config),de=new U(t.data),{type:1};",

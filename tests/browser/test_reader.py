@@ -12,11 +12,13 @@ from handbook.browser import serve
 
 COPY_SAMPLE = 36  # pages whose first example is copied and run
 
-# The first python block under "## Examples" (the signature block of "Official definition" is not an example).
+# The first code block under "## Examples" that is not an output (the signature block of "Official definition"
+# is not an example).
 _FIRST_EXAMPLE = """() => {
   const heading = document.getElementById("examples");
   if (!heading) return null;
-  const blocks = [...document.querySelectorAll("article div.language-python")];
+  const isOutput = b => /^(Output|Sample output)/.test((b.querySelector(".filename") || {}).textContent || "");
+  const blocks = [...document.querySelectorAll("article div.highlight")].filter(b => !isOutput(b));
   const first = blocks.find(b => heading.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
   if (!first) return null;
   first.setAttribute("data-hb-first-example", "");
