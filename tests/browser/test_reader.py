@@ -41,7 +41,7 @@ def _copy_first_example(context, base: str, url: str) -> str | None:
             return None
         block = page.locator("[data-hb-first-example]")
         block.hover()
-        block.locator("button.md-clipboard").click()
+        block.locator("button[data-md-type=copy], button.md-clipboard").first.click()  # the theme's copy button
         return page.evaluate("navigator.clipboard.readText()")
     finally:
         page.close()

@@ -145,7 +145,7 @@ def test_offline_copy_browses_and_searches_from_file_without_network(offline_sit
     open_search(page, index)
     misses = []
     for case in QUERIES:
-        results, _ = search(page, case["query"])
+        results, _ = search(page, case["query"], keys=True)
         top = [_page_key(r) for r in results[:3]]
         if not case.get("known_miss") and not any(_page_key(e) in top for e in expected_pages(case)):
             misses.append(f"{case['query']!r}: expected {case['expect']}, got {top}")
