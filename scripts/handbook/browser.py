@@ -76,11 +76,12 @@ def open_search(page, url: str) -> None:
     page.add_init_script(_WATCH_WORKER)
     page.goto(url)
     box = page.locator(".md-search__input")
-    if box.is_visible():
-        box.click()
-    else:  # a phone-width page hides the box behind the header's search button, which focuses it
-        page.locator('label.md-header__button[for="__search"]').click()
+    button = page.locator('label.md-header__button[for="__search"]')
+    if button.is_visible():  # a phone-width page opens search from the header's button, which focuses the box
+        button.click()
         box.focus()
+    else:
+        box.click()
     page.wait_for_function("window.__searchReady === true", timeout=30_000)
 
 
