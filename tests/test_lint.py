@@ -158,3 +158,27 @@ def test_signature_overrides_hold_in_the_installed_torch():
         torch.autograd.Variable(torch.zeros(1), volatile=True)
     with pytest.raises(TypeError):
         torch.autograd.Variable(torch.zeros(1), bogus=1)
+
+
+def test_category_vocabulary_rejects_bad_files(tmp_path):
+    from handbook import categories
+
+    cases = {
+        "torch.nope:\n  - {id: a, en: A, zh: 甲}\n": "is not a module section",
+        "torch:\n  - {id: a, en: A}\n": "exactly the fields",
+        "torch:\n  - {id: a, en: A, zh: 甲}\n  - {id: a, en: B, zh: 乙}\n": "twice",
+        "torch:\n  - {id: a, en: '', zh: 甲}\n": "empty field",
+    }
+    for n, (text, message) in enumerate(cases.items()):
+        path = tmp_path / f"c{n}.yml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(categories.CategoryError, match=message):
+            categories.load(path)
+
+
+def test_every_module_section_lists_categories():
+    from handbook import categories
+    from handbook.site import module_tree, sections_by_title
+
+    assert sorted(categories.load()) == sorted(sections_by_title(module_tree()))
+    assert all(categories.of_module(module) for module in categories.load())

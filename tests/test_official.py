@@ -29,8 +29,8 @@ Examples:
 def test_rst_becomes_markdown_and_examples_are_left_out():
     md = rst_to_markdown(RST)
     assert "Joins tensors in `tensors`; see `torch.stack` and `the notes`." in md
-    assert '!!! note "Note"' in md and "    Uses `out` when given `x < y`." in md
-    assert "```text\ny = x + 1\n```" in md
+    assert '!!! note "Note"' in md and "    Uses `out` when given \\(x < y\\)." in md  # math for arithmatex
+    assert "\\[\ny = x + 1\n\\]" in md
     assert "| `tensors` | sequence of Tensors | the inputs, all of the same shape. |" in md
     assert "**Keyword arguments**" in md and "| `out` | Tensor, optional | the output |" in md
     for leftover in (">>>", "Example", ":attr:", "``out``"):

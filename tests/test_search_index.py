@@ -25,13 +25,18 @@ def test_enrich_adds_api_and_segmented_aliases_to_the_page_entry_only():
 def test_worker_patch_fixes_the_loop_once_and_refuses_unknown_code(tmp_path):
     import pytest
 
-    from handbook.search_index import WORKER_BUG, WORKER_FIX, WorkerPatchError, patch_worker
+    from handbook.search_index import PREBUILT_PATCHES, WORKER_BUG, WORKER_FIX, WorkerPatchError, patch_worker
 
     workers = tmp_path / "assets" / "javascripts" / "workers"
     workers.mkdir(parents=True)
     worker = workers / "search.abc.min.js"
-    worker.write_text(f"a;{WORKER_BUG};b")
+    worker.write_text(";".join(["a", WORKER_BUG, *(old for old, _ in PREBUILT_PATCHES), "b"]))
     patch_worker(tmp_path)
-    assert worker.read_text() == f"a;{WORKER_FIX};b"
+    assert worker.read_text() == ";".join(["a", WORKER_FIX, *(new for _, new in PREBUILT_PATCHES), "b"])
+    worker.write_text(f"a;{WORKER_BUG};b")
+    with pytest.raises(WorkerPatchError, match="search worker changed"):
+        patch_worker(tmp_path)  # one patch's code is missing: a new theme version
+    worker.write_text(";".join(["a", WORKER_BUG, *(old for old, _ in PREBUILT_PATCHES), "b"]))
+    patch_worker(tmp_path)
     with pytest.raises(WorkerPatchError, match="search worker changed"):
         patch_worker(tmp_path)  # already patched, or a new theme version: never silently skipped

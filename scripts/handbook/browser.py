@@ -33,6 +33,8 @@ window.Worker = function (url, options) {
   worker.addEventListener("message", (ev) => { if (ev.data && ev.data.type === 1) window.__searchReady = true; });
   return worker;
 };
+// From file:// the worker is an iframe (iframe-worker) that posts its messages to this window.
+window.addEventListener("message", (ev) => { if (ev.data && ev.data.type === 1) window.__searchReady = true; });
 """
 
 
@@ -73,29 +75,86 @@ def open_search(page, url: str) -> None:
     """Load a page and wait until its search index is ready to answer."""
     page.add_init_script(_WATCH_WORKER)
     page.goto(url)
-    page.locator(".md-search__input").click()
+    box = page.locator(".md-search__input")
+    button = page.locator('label.md-header__button[for="__search"]')
+    if button.is_visible():  # a phone-width page opens search from the header's button, which focuses the box
+        button.click()
+        box.focus()
+    else:
+        box.click()
     page.wait_for_function("window.__searchReady === true", timeout=30_000)
 
 
-def search(page, query: str, timeout_ms: int = 5000) -> tuple[list[str], float]:
-    """Type a query; return the result links (site-relative, without query strings) and seconds to first result."""
+def search(page, query: str, timeout_ms: int = 5000, keys: bool = False) -> tuple[list[str], float]:
+    """Type a query; return the result links (site-relative, without query strings) and seconds to first result.
+
+    By default the box is filled and one key pressed (Material searches on keyup): the time is then that of one
+    search, the online latency. keys=True types every character as its own key event, as a reader does; the
+    results are read once the list has settled on the whole query.
+    """
     box = page.locator(".md-search__input")
     box.fill("")
     page.wait_for_function("document.querySelectorAll('.md-search-result__item').length === 0", timeout=timeout_ms)
     started = time.perf_counter()
-    # fill() then a key press: Material reads the query on keyup; a reader typing with an IME also ends on one.
-    box.fill(query)
-    box.press("End")
+    if keys:
+        _type(box, query)
+    else:
+        box.fill(query)
+        box.press("End")
     try:
         page.wait_for_selector(".md-search-result__item", timeout=timeout_ms)
     except Exception:  # noqa: BLE001 - no result at all is an answer, not an error
         return [], float("nan")
     elapsed = time.perf_counter() - started
+    if keys:
+        _settle(page)
+    return _results(page), elapsed
+
+
+def _settle(page, quiet_ms: int = 400, timeout_ms: int = 10_000) -> None:
+    """Wait until the result list has not changed for quiet_ms (every keystroke starts a search of its own)."""
+    waited, last = 0, None
+    while waited < timeout_ms:
+        now = page.inner_html(".md-search-result")
+        if now == last:
+            return
+        last = now
+        page.wait_for_timeout(quiet_ms)
+        waited += quiet_ms
+
+
+def _type(box, query: str) -> None:
+    """Type as a reader does, one key event per character (Han characters arrive as text input, like an IME's)."""
+    box.press_sequentially(query)
+
+
+def search_fresh(context, url: str, query: str, timeout_ms: int = 30_000) -> tuple[list[str], float]:
+    """Open a page in a new tab and type the query at once: seconds from the first key to the first result,
+    index loading included (what a reader who just opened the offline copy waits)."""
+    page = context.new_page()
+    try:
+        page.goto(url)
+        box = page.locator(".md-search__input")
+        box.click()
+        started = time.perf_counter()
+        _type(box, query)
+        try:
+            page.wait_for_selector(".md-search-result__item", timeout=timeout_ms)
+        except Exception:  # noqa: BLE001 - no result at all is an answer, not an error
+            return [], float("nan")
+        elapsed = time.perf_counter() - started
+        _settle(page)
+        return _results(page), elapsed
+    finally:
+        page.close()
+
+
+def _results(page) -> list[str]:
     page.wait_for_timeout(150)  # let the result list settle after the first item
     hrefs = page.eval_on_selector_all(
         ".md-search-result__item > a.md-search-result__link", "els => els.map(e => e.href)"
     )
-    return [_site_relative(h) for h in hrefs], elapsed
+    return [_site_relative(h) for h in hrefs]
 
 
 def _site_relative(href: str) -> str:

@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
 
     sub.add_parser("offline", help="build the offline copy and zip it into site/download/")
     sub.add_parser("sitebench", help="site build time, search latency in Chromium, index and zip sizes")
+    lh = sub.add_parser("lighthouse", help="Lighthouse scores of the home page and five api pages of a built site")
+    lh.add_argument("site", help="the built site folder")
+    lh.add_argument("--lighthouse", help="the lighthouse binary (npm package; default: on PATH)")
     lc = sub.add_parser("linkcheck", help="check every internal link and anchor of the built site")
     lc.add_argument("site", nargs="?", help="the built site folder (default: site/)")
 
@@ -161,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         from .sitebench import main as sitebench_main
 
         return sitebench_main()
+    if args.command == "lighthouse":
+        from .lighthouse import main as lighthouse_main
+
+        return lighthouse_main(args.site, args.lighthouse)
     if args.command == "linkcheck":
         from .linkcheck import main as linkcheck_main
 

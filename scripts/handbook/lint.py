@@ -17,6 +17,7 @@ from pathlib import Path
 import jsonschema
 
 from . import DOCS, EXAMPLES, ROOT
+from . import categories as category_vocabulary
 from . import maps as maps_module
 from . import tags as vocabulary
 from .document import Page, parse_page, relpath
@@ -32,6 +33,7 @@ CODES = {
     "HB004": "front matter value has the wrong type or form",
     "HB005": "file is not valid UTF-8",
     "HB010": "tag is not in the vocabulary (tags/tags.yml)",
+    "HB011": "api page has no category, or one its module does not list (tags/categories.yml)",
     "HB020": "the page's H1 is missing or is not the API name",
     "HB021": "api page sections are missing, extra or out of order",
     "HB030": "api does not resolve in the installed torch (or is not a torch/torchvision name)",
@@ -128,7 +130,11 @@ def front_matter_schema(page: Page):
             for name in extra:
                 yield page.front_lines.get(name, 1), "HB003", f"unknown front matter key {name!r}"
         elif error.validator == "not" and key is None:
-            yield page.front_lines.get("api", 1), "HB004", f"only api pages take an 'api' key, not {page.kind} pages"
+            yield (
+                page.front_lines.get("api", 1),
+                "HB004",
+                f"only api pages take 'api' and 'category' keys, not {page.kind} pages",
+            )
         else:
             where = ".".join(str(p) for p in error.path) or "front matter"
             yield line, "HB004", f"{where}: {error.message}"
@@ -147,6 +153,27 @@ def tags_in_vocabulary(page: Page):
 def _api(page: Page) -> str | None:
     api = page.front.get("api") if page.front else None
     return api if page.kind == "api" and isinstance(api, str) else None
+
+
+@check
+def category_of_module(page: Page):
+    from .site import module_tree, place
+
+    api = _api(page)
+    section = place(module_tree(), api) if api else None
+    if section is None:
+        return
+    known = category_vocabulary.ids(section.title)
+    category = page.front.get("category")
+    listed = f"the categories of {section.title} are: {', '.join(known) or 'none yet'}"
+    if category is None:
+        yield page.front_lines.get("api", 1), "HB011", f"api page has no category ({listed})"
+    elif category not in known:
+        yield (
+            page.front_lines.get("category", 1),
+            "HB011",
+            f"category {category!r} is not listed for {section.title} ({listed})",
+        )
 
 
 @check
@@ -315,7 +342,7 @@ def lint(paths: list[str] | None = None, examples_dir: Path = EXAMPLES) -> list[
 def main(paths: list[str] | None = None) -> int:
     try:
         findings = lint(paths)
-    except (FileNotFoundError, vocabulary.VocabularyError) as exc:
+    except (FileNotFoundError, vocabulary.VocabularyError, category_vocabulary.CategoryError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for finding in findings:

@@ -17,7 +17,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from handbook import changes, maps, record, render, search_index, sharp_bits, site, tags
+from handbook import changes, home, maps, record, render, search_index, sharp_bits, site, tags
 
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
 _state: dict = {"record": {}, "pages": [], "site": None, "aliases": {}, "api": {}}
@@ -99,8 +99,11 @@ def on_page_markdown(markdown, page, config, **kwargs):
     out = render.render(text, source, _state["record"], _state["maps"])
     for report, entries in reversed(named):
         out = changes.insert_note(out, changes.note(report, rel, entries))
-    if rel == "index.md" and _state.get("changes"):
-        out = changes.home_link(out, _state["changes"][0])
+    if rel == "index.md":  # the home page's module map, verification numbers and tags
+        offline = config.extra["handbook"]["offline"]
+        out = home.expand(out, _state["site"], _state["pages"], _state["record"], offline)
+        if _state.get("changes"):
+            out = changes.home_link(out, _state["changes"][0])
     return out
 
 

@@ -15,7 +15,10 @@ from .signatures import resolve, signature_text
 
 UPSTREAM = "https://docs.pytorch.org/docs/stable/generated/{api}.html"
 
-_ROLE = re.compile(r":(?:py:)?(?:attr|func|class|meth|mod|obj|data|exc|ref|doc|math|const|any|term):`~?([^`]+)`")
+_ROLE = re.compile(r":(?:py:)?(?:attr|func|class|meth|mod|obj|data|exc|ref|doc|const|any|term):`~?([^`]+)`")
+_MATH_ROLE = re.compile(r":math:`([^`]+)`")
+# Math for pymdownx.arithmatex (generic mode, rendered by the vendored KaTeX): \( inline \) and \[ display \].
+_MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _RST_LITERAL = re.compile(r"``([^`]+)``")
 _DIRECTIVE = re.compile(r"^(\s*)\.\. ([\w-]+)::\s*(.*)$")
 _SECTION = re.compile(
@@ -44,12 +47,26 @@ def _inline(text: str) -> str:
         label = re.match(r"(.*?)\s*<[^>]+>$", inner)  # :ref:`text <target>`
         return f"`{(label.group(1) if label else inner).strip()}`"
 
+    maths: list[str] = []
+
+    def math(m: re.Match) -> str:  # kept aside, so no Markdown rule below touches it
+        maths.append(f"\\({m.group(1).strip()}\\)")
+        return f"\x00{len(maths) - 1}\x00"
+
+    text = _MATH_ROLE.sub(math, text)
     text = _ROLE.sub(role, text)
     text = re.sub(r"\.\. (note|warning)::\s*", lambda m: m.group(1).capitalize() + ": ", text)
     text = _RST_LITERAL.sub(r"`\1`", text)
     # Outside code spans, '<' would open raw HTML in Markdown.
     parts = text.split("`")
-    return "`".join(p.replace("<", "&lt;") if i % 2 == 0 else p for i, p in enumerate(parts))
+    text = "`".join(p.replace("<", "&lt;") if i % 2 == 0 else p for i, p in enumerate(parts))
+    return re.sub("\x00(\\d+)\x00", lambda m: maths[int(m.group(1))], text)
+
+
+def _table_cell(text: str) -> str:
+    """A table cell: '|' ends a cell in Markdown, also inside math (where it becomes \\vert)."""
+    text = _MATH.sub(lambda m: m.group(0).replace("|", "\\vert "), text)
+    return text.replace("|", "&#124;")
 
 
 def _dedent_block(lines: list[str], start: int, base: int) -> tuple[list[str], int]:
@@ -77,14 +94,14 @@ def _params_table(lines: list[str]) -> list[str]:
     if not rows:
         return []
     out = ["| parameter | type | description |", "|---|---|---|"]
-    out += [
-        f"| `{n}` | {_inline(t).replace('|', '&#124;')} | {_inline(d).replace('|', '&#124;')} |" for n, t, d in rows
-    ]
+    out += [f"| `{n}` | {_table_cell(_inline(t))} | {_table_cell(_inline(d))} |" for n, t, d in rows]
     return out
 
 
 def rst_to_markdown(doc: str) -> str:
     """Convert a torch docstring to Markdown: roles, directives, Google sections; examples dropped."""
+    # A :math: role that wraps onto the next line: joined, so the line-by-line rules below see all of it.
+    doc = re.sub(r":math:`[^`]*\n[^`]*`", lambda m: re.sub(r"\s*\n\s*", " ", m.group(0)), doc)
     lines = doc.expandtabs(4).split("\n")
     out: list[str] = []
     i = 0
@@ -118,8 +135,9 @@ def rst_to_markdown(doc: str) -> str:
                 )
                 out += ["", f'!!! {ADMONITIONS[name]} "{title}"', ""]
                 out += [f"    {x}" if x else "" for x in text.split("\n")] + [""]
-            elif name == "math":
-                out += ["", "```text", *([argument] if argument else []), *body, "```", ""]
+            elif name == "math":  # display math for arithmatex: \[ on its own line, the formula, \]
+                formula = [x for x in ([argument] if argument else []) + body if x.strip()]
+                out += ["", "\\[", *formula, "\\]", ""]
             # other directives (code-block, testcode, include, _anchors) are upstream examples or markup: dropped
             continue
         elif section:

@@ -9,7 +9,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from . import ROOT
+from . import ROOT, prebuilt_index
 
 ZIP_NAME = "pytorch-handbook-offline.zip"
 FOLDER = "pytorch-handbook"  # the one top-level folder inside the zip
@@ -28,6 +28,7 @@ def build(site_dir: Path = ROOT / "site") -> Path:
             env=env,
             check=True,
         )
+        prebuilt_index.build(out)
         partial = target.with_suffix(".zip.tmp")
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
             for path in sorted(out.rglob("*")):
@@ -40,7 +41,7 @@ def build(site_dir: Path = ROOT / "site") -> Path:
 def main() -> int:
     try:
         path = build()
-    except subprocess.CalledProcessError as exc:
+    except (subprocess.CalledProcessError, prebuilt_index.PrebuildError) as exc:
         print(f"error: the offline build failed ({exc})", file=sys.stderr)
         return 1
     print(f"offline copy: {path.relative_to(ROOT)} ({path.stat().st_size / 2**20:.1f} MiB)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from . import maps
+from . import copyable, maps
 from . import record as records
 from .document import Example, Page, parse_page
 from .official import official_markdown
@@ -133,11 +133,28 @@ def pitfalls_as_admonitions(lines: list[str]) -> list[str]:
     return lines[:start] + out + lines[end:]
 
 
+def _device_setup(examples: list[Example]) -> list[tuple[int, int, list[str]]]:
+    """The visible `device = ...` line, in the first example of the page that reads `device` (copyable.py)."""
+    for ex in examples:
+        if ex.error is None and copyable.reads_undefined_device(ex.code):
+            skip, new = copyable.setup_lines(ex.code, ex.options.devices)
+            if ex.include:  # the snippet line is expanded later: the setup goes before the whole script
+                skip, new = 0, ["import torch", new[-1]]
+            return [(ex.line + skip, ex.line + skip, [f"{ex.indent}{x}" for x in new])]
+    return []
+
+
+def tldr(summary: str) -> str:
+    """The front matter's one-line summary, shown under the title."""
+    return f'<p class="hb-tldr" markdown="span"><span class="hb-tldr-label">TL;DR</span> {html.escape(summary, quote=False)}</p>'
+
+
 def render(text: str, path, record: dict, migration_maps: dict | None = None) -> str:
     """Markdown for the site: front matter removed, badges and signature added, fences made plain."""
     page = parse_page(path, text)
     lines = text.split("\n")
     edits: list[tuple[int, int, list[str]]] = []  # 0-based [start, end) → replacement
+    edits += _device_setup(page.examples)
     for ex in page.examples:
         anchor = [f'{ex.indent}<a id="ex-{ex.options.id}"></a>', ""] if ex.options.id else []
         edits.append((ex.line - 1, ex.line, [*anchor, _code_header(ex)]))
@@ -149,7 +166,9 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
             edits.append((ex.end_line, ex.end_line, _machine_lines(ex, recorded)))
     h1 = next((h for h in page.headings if h.level == 1), None)
     if h1 is not None:
-        extra = [badges(page, record)] if page.examples else []
+        summary = (page.front or {}).get("summary")
+        extra = [tldr(summary)] if isinstance(summary, str) and summary.strip() else []
+        extra += [badges(page, record)] if page.examples else []
         aliases = (page.front or {}).get("aliases") or []
         if aliases:
             # Searchable words people remember; spaced apart so each one is its own search token.

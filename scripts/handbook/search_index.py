@@ -51,27 +51,64 @@ WORKER_BUG = "for(let o=s+1;o<t.length;o++)t.slice(s,o)in e&&(n[s]=o-s)"
 WORKER_FIX = "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e&&(n[s]=o-s)"
 
 
+# The offline copy loads a prebuilt index (prebuilt_index.py): built once at build time by this same worker code,
+# so offline search gives exactly the online results without building the index on every page load. Only in the
+# iframe-worker (file://, where the worker's lunr path is not the relative "../lunr") is the prebuilt file loaded.
+PREBUILT_PATCHES = [
+    (  # load search/search_prebuilt.js with the language scripts, in the offline copy only
+        "t.lang.length>1&&r.push(`${e}/min/lunr.multi.min.js`)",
+        "t.lang.length>1&&r.push(`${e}/min/lunr.multi.min.js`),"
+        'e!=="../lunr"&&r.push(`${e}/../../../search/search_prebuilt.js`)',
+    ),
+    (  # use it when present: the same index, loaded instead of built
+        "this.index=lunr(function(){",
+        "this.index=self.__prebuilt?(lunr.tokenizer.separator=new RegExp(e.separator),"
+        '"TinySegmenter"in lunr&&(lunr.segmenter=new lunr.TinySegmenter),'
+        "e.lang.length>1&&lunr.multiLanguage(...e.lang),this.table=new Map(self.__prebuilt.table),"
+        "this.refs=self.__prebuilt.refs,"
+        "lunr.Index.load(self.__prebuilt.index)):lunr(function(){",
+    ),
+    (  # the prebuilt index names documents by number (prebuild_search.js): back to their locations
+        "reduce((s,{ref:o,score:a,matchData:u})=>{let c=this.map.get(o);",
+        "reduce((s,{ref:o,score:a,matchData:u})=>{let c=this.map.get(this.refs?this.refs[o]:o);",
+    ),
+    (  # expose the built index, so the build can serialize it
+        "case 0:return yield Ie(t.data.config),de=new U(t.data),{type:1};",
+        "case 0:return yield Ie(t.data.config),de=new U(t.data),self.__search=de,{type:1};",
+    ),
+]
+
+
 class WorkerPatchError(RuntimeError):
     pass
 
 
 def patch_worker(site_dir: Path) -> Path:
-    """Fix the query segmentation loop in the built search worker; fail loudly if the theme's code changed."""
+    """Fix the query segmentation loop in the built search worker and let it load a prebuilt index; fail loudly
+    if the theme's code changed."""
     workers = sorted((site_dir / "assets" / "javascripts" / "workers").glob("search.*.min.js"))
     if len(workers) != 1:
         raise WorkerPatchError(f"expected one search worker in {site_dir}, found {len(workers)}")
     text = workers[0].read_text(encoding="utf-8")
-    if text.count(WORKER_BUG) != 1:
-        raise WorkerPatchError(
-            "mkdocs-material's search worker changed: review the Chinese query fix in handbook/search_index.py"
-        )
-    workers[0].write_text(text.replace(WORKER_BUG, WORKER_FIX), encoding="utf-8")
+    for old, new in [(WORKER_BUG, WORKER_FIX), *PREBUILT_PATCHES]:
+        if text.count(old) != 1:
+            raise WorkerPatchError(
+                f"mkdocs-material's search worker changed: review the patches in handbook/search_index.py ({old!r})"
+            )
+        text = text.replace(old, new)
+    workers[0].write_text(text, encoding="utf-8")
     return workers[0]
 
 
+_PRE = re.compile(r"<pre>.*?</pre>", re.S)
+
+
 def enrich(index: dict, aliases: dict[str, list[str]], apis: dict[str, str]) -> None:
-    """Add `aliases` and `api` fields to each page's top entry; tidy Chinese segmentation everywhere."""
+    """Add `aliases` and `api` fields to each page's top entry; tidy Chinese segmentation everywhere; leave code
+    and output blocks out of the text (a quarter of the index: tensor values and variable names that no reader
+    searches for, and whose weight slows every page's index load)."""
     for entry in index["docs"]:
+        entry["text"] = _PRE.sub(" ", entry["text"])
         for field in ("title", "text"):
             entry[field] = join_single_han(entry[field])
         location = entry["location"]

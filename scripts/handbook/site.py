@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import DOCS
+from . import categories as category_vocabulary
 from . import record as records
 from . import tags as vocabulary
 from .document import Page, parse_page
@@ -83,6 +84,10 @@ def _flatten(sections: list[Section]) -> list[Section]:
     return [s for top in sections for s in (top, *_flatten(top.children))]
 
 
+def sections_by_title(sections: list[Section]) -> dict[str, Section]:
+    return {s.title: s for s in _flatten(sections)}
+
+
 def place(sections: list[Section], api: str) -> Section | None:
     """The section with the longest module prefix that the API name starts with."""
     best, length = None, -1
@@ -129,6 +134,21 @@ def organize(pages: list[Page], docs: Path = DOCS) -> Site:
     return site
 
 
+UNCATEGORIZED = {"id": "", "en": "Other", "zh": "其他"}
+
+
+def by_category(section: Section) -> list[tuple[dict, list[Page]]]:
+    """The section's pages grouped by front-matter category, in the order tags/categories.yml lists them; pages
+    without a known category come last, under "Other" (lint HB011 fails them)."""
+    known = category_vocabulary.of_module(section.title)
+    groups: dict[str, list[Page]] = {c["id"]: [] for c in known}
+    rest: list[Page] = []
+    for page in section.pages:
+        groups.get((page.front or {}).get("category"), rest).append(page)
+    out = [(c, groups[c["id"]]) for c in known if groups[c["id"]]]
+    return out + ([(UNCATEGORIZED, rest)] if rest else [])
+
+
 def title(page: Page) -> str:
     h1 = next((h.text for h in page.headings if h.level == 1), None)
     return (h1 or page.path.stem).strip("`")
@@ -140,7 +160,8 @@ def nav(site: Site, docs: Path = DOCS) -> list:
     def section_nav(section: Section) -> dict:
         items: list = [section.index]
         items += [section_nav(child) for child in section.children]
-        items += [{title(p): docs_path(p, docs)} for p in section.pages]
+        for category, pages in by_category(section):
+            items.append({category["en"]: [{title(p): docs_path(p, docs)} for p in pages]})
         return {section.title: items}
 
     def flat(name: str, folder: str, pages: list[Page]) -> dict:
@@ -189,7 +210,13 @@ def index_pages(site: Site, docs: Path = DOCS) -> dict[str, str]:
             lines += [f"- [{child.title}]({Path(child.index).relative_to(folder).as_posix()}) — {child.intro}"]
         if section.children:
             lines.append("")
-        lines += _listing(section.pages, folder, docs, "entries")
+        groups = by_category(section)
+        if groups:
+            lines += [f"{len(section.pages)} entries in {len(groups)} categories.", ""]
+        for category, pages in groups:
+            lines += [f"## {category['en']} · {category['zh']}", "", *_listing(pages, folder, docs, "entries"), ""]
+        if not groups:
+            lines += _listing(section.pages, folder, docs, "entries")
         out[section.index] = "\n".join(lines) + "\n"
     for (name, folder), pages in (
         (KIND_SECTIONS["guide"], site.guides),

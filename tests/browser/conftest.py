@@ -27,6 +27,9 @@ def _mkdocs(config: Path, out: Path, **env) -> None:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
+    reuse = os.environ.get("HANDBOOK_BUILT_SITE")  # iterate on the tests against a site (with its zip) built before
+    if reuse:
+        return Path(reuse)
     out = tmp_path_factory.mktemp("site") / "site"
     _mkdocs(ROOT / "mkdocs.yml", out)
     offline.build(out)
