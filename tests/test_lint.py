@@ -148,3 +148,5 @@ def test_signature_overrides_hold_in_the_installed_torch():
     with pytest.raises(TypeError):
         torch.device(kind="cpu")
     assert isinstance(torch.backends.cudnn.benchmark, bool)
+    assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
+    assert torch.cuda.OutOfMemoryError("message").args == ("message",)  # only the message, as for any exception
