@@ -159,6 +159,9 @@ def test_signature_overrides_hold_in_the_installed_torch():
     with pytest.raises(TypeError):
         torch.autograd.Variable(torch.zeros(1), bogus=1)
 
+    assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
+    assert torch.cuda.OutOfMemoryError("message").args == ("message",)  # only the message, as for any exception
+
 
 def test_category_vocabulary_rejects_bad_files(tmp_path):
     from handbook import categories

@@ -65,9 +65,9 @@ def module_tree() -> list[Section]:
         Section("torch.autograd", ("torch.autograd",), "torch/autograd/index.md", "Gradients and custom functions."),
         Section(
             "torch.cuda and torch.amp",
-            ("torch.cuda", "torch.amp", "torch.backends"),
+            ("torch.cuda", "torch.amp", "torch.backends", "torch.accelerator"),
             "torch/cuda/index.md",
-            "GPU devices and memory, mixed precision, backend switches.",
+            "GPU devices and memory, device-neutral accelerators, mixed precision, backend switches.",
         ),
         Section(
             "torch.distributed", ("torch.distributed",), "torch/distributed/index.md", "Training on several processes."
