@@ -25,7 +25,11 @@ def warm_up() -> None:
     """Import what every page needs, once, before forking."""
     import numpy  # noqa: F401
     import torch  # noqa: F401
-    import torchvision  # noqa: F401
+
+    try:
+        import torchvision  # noqa: F401
+    except ImportError:  # an old torch release probed without a torchvision built for this Python
+        pass
     # Not torch.utils.benchmark: importing it here queries CUDA, and every forked child then fails to use CUDA
     # ("Cannot re-initialize CUDA in forked subprocess") instead of reporting why it has none.
 
