@@ -37,6 +37,8 @@ CODES = {
     "HB031": "a parameter is documented that the real signature does not have",
     "HB032": "a parameter of the real signature is not documented",
     "HB033": "the real signature of the api cannot be read",
+    "HB034": "since: disagrees with the version data (versions/history.json)",
+    "HB035": "tag 1.0-compatible or 2.0-new disagrees with the version data",
     "HB040": "api page has no example under Examples",
     "HB041": "api page has no example under Common pitfalls",
     "HB042": "comparison page has no side-by-side table",
@@ -204,6 +206,32 @@ def api_resolves_and_parameters(page: Page):
     for name in real:
         if name not in documented:
             yield span[0], "HB032", f"parameter {name!r} of {api} is not documented under Parameters"
+
+
+@check
+def since_and_version_tags(page: Page):
+    """`since:` and the version tags must say what the probe across torch releases measured."""
+    from . import versions
+
+    api, data = _api(page), versions.load()
+    found = (data or {}).get("apis", {}).get(api or "")
+    if not found or not found.get("added"):
+        return  # not probed yet: nothing to check against
+    since = page.front.get("since")
+    if since is not None and str(since) != found["added"]:
+        yield page.front_lines.get("since", 1), "HB034", (
+            f"since: {since} but the probe first found {api} in {found['added']} (delete the line: the version "
+            "history on the page comes from the data)"
+        )
+    tags = page.front.get("tags") or []
+    line = page.front_lines.get("tags", 1)
+    new, oldest = versions.added_in_2x(found, data), data["releases"][0]["release"]
+    if "2.0-new" in tags and new is False:
+        yield line, "HB035", f"tagged 2.0-new but {api} is in torch {oldest} and no parameter of it was added since"
+    if "2.0-new" not in tags and new is True and versions.api_added_in_2x(found, data):
+        yield line, "HB035", f"{api} was added in {found['added']}: tag it 2.0-new"
+    if "1.0-compatible" in tags and versions.api_added_in_2x(found, data):
+        yield line, "HB035", f"tagged 1.0-compatible but {api} was added in {found['added']}"
 
 
 @check

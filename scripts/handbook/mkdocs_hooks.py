@@ -15,7 +15,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from handbook import maps, record, render, search_index, site, tags
+from handbook import history, maps, record, render, search_index, site, tags
 
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
 _state: dict = {"record": {}, "pages": [], "site": None, "aliases": {}, "api": {}}
@@ -52,6 +52,7 @@ def on_files(files, config, **kwargs):
     generated = site.index_pages(_state["site"], docs)
     generated["tags.md"] = site.tags_page(_state["pages"], docs)
     generated["verification.md"] = site.verification_page(_state["pages"], _state["record"], docs)
+    generated["deprecations.md"] = history.deprecations_page(_state["pages"], docs)
     for path, text in generated.items():
         files.append(File.generated(config, path, content=text))
     return files

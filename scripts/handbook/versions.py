@@ -202,7 +202,7 @@ def _parameter_history(name, shards, releases, status) -> dict:
         changes = []
         for r, value in values:
             if not changes or changes[-1]["value"] != value:
-                changes.append({"since": envs.minor(r), "value": value})
+                changes.append({"since": added if not changes else envs.minor(r), "value": value})
         if len(changes) > 1:
             entry["defaults"] = changes
         elif changes:
@@ -228,11 +228,22 @@ def _deprecation(releases, status, warnings_by_release) -> dict | None:
     return out
 
 
+_REPLACEMENT = re.compile(r"\b(use|instead|replace[ds]?|migrate|in favou?r of)\b", re.I)
+
+
 def _relevant(warning: dict, api: str, params: set[str]) -> bool:
-    """A warning is about this API when its text names the API or one of its parameters."""
+    """Is a warning about this API? One emitted on accessing it is. Another must name the API (its dotted name,
+    or its last part standing alone) or one of its parameters before any "use …" / "instead" clause, so that
+    "X is deprecated, use <this API> instead" on this API's page is not taken for its own deprecation."""
+    if warning.get("on") == "access":
+        return True
     text = warning["message"]
-    short = api.rsplit(".", 1)[-1]
-    return short.lower() in text.lower() or any(f"'{p}'" in text or f"`{p}`" in text for p in params)
+    cut = _REPLACEMENT.search(text)
+    subject = text[: cut.start()] if cut else text
+    short = re.escape(api.rsplit(".", 1)[-1])
+    names = [re.escape(api), re.escape(api.removeprefix("torch.")), rf"(?<![\w.]){short}\b"]
+    names += [rf"['`\"]{re.escape(p)}['`\"]" for p in params]
+    return any(re.search(n, subject) for n in names)
 
 
 # The last line of an error an example raises only because it uses an API this release does not have yet.
@@ -337,7 +348,7 @@ def merge(shards: list[dict]) -> dict:
                     found += [w for ex in p["examples"] for w in ex.get("warnings", [])]
             found = [
                 {"category": w["category"], "message": w["message"]} for w in found if _relevant(w, name, params)
-            ]
+            ]  # fmt: skip
             if found:
                 warned[s["release"]] = [w for i, w in enumerate(found) if w not in found[:i]]
         out_apis[name] = api_history(name, shards, warned)
@@ -355,6 +366,23 @@ def merge(shards: list[dict]) -> dict:
         "apis": out_apis,
         "pages": pages,
     }
+
+
+def api_added_in_2x(found: dict, data: dict) -> bool:
+    """The API is missing from a 1.x release the probe ran and present in a later, 2.x one."""
+    old = [r["release"] for r in data["releases"] if envs.key(r["release"])[0] < 2]
+    return bool(found.get("added")) and any(found["status"].get(r) == "absent" for r in old)
+
+
+def added_in_2x(found: dict, data: dict) -> bool | None:
+    """New in 2.x: the API, or one of its parameters, appeared in a 2.x release. None when the data cannot tell
+    (no 1.x release probed)."""
+    old = [r["release"] for r in data["releases"] if envs.key(r["release"])[0] < 2]
+    if not old or found["status"].get(old[-1]) == "unknown":
+        return None
+    if api_added_in_2x(found, data):
+        return True
+    return any(not p["added"].startswith("≤") for p in (found.get("parameters") or {}).values())
 
 
 def validate(data: dict) -> None:
