@@ -218,20 +218,23 @@ def since_and_version_tags(page: Page):
     if not found or not found.get("added"):
         return  # not probed yet: nothing to check against
     since = page.front.get("since")
-    if since is not None and str(since) != found["added"]:
+    if isinstance(since, str) and since != found["added"]:  # a since of another type is HB004's
         yield page.front_lines.get("since", 1), "HB034", (
             f"since: {since} but the probe first found {api} in {found['added']} (delete the line: the version "
             "history on the page comes from the data)"
         )
     tags = page.front.get("tags") or []
-    line = page.front_lines.get("tags", 1)
-    new, oldest = versions.added_in_2x(found, data), data["releases"][0]["release"]
-    if "2.0-new" in tags and new is False:
-        yield line, "HB035", f"tagged 2.0-new but {api} is in torch {oldest} and no parameter of it was added since"
-    if "2.0-new" not in tags and new is True and versions.api_added_in_2x(found, data):
-        yield line, "HB035", f"{api} was added in {found['added']}: tag it 2.0-new"
-    if "1.0-compatible" in tags and versions.api_added_in_2x(found, data):
-        yield line, "HB035", f"tagged 1.0-compatible but {api} was added in {found['added']}"
+    if not isinstance(tags, list):
+        return
+    wanted = versions.expected_tags(tags, found, data)
+    line, oldest = page.front_lines.get("tags", 1), data["releases"][0]["release"]
+    for tag in sorted(set(tags) - set(wanted)):
+        why = f"{api} is in torch {oldest}, with no parameter added since" if tag == "2.0-new" else (
+            f"{api} was added in {found['added']}"
+        )
+        yield line, "HB035", f"tagged {tag}, but {why} (versions fix-front-matter sets it)"
+    for tag in sorted(set(wanted) - set(tags)):
+        yield line, "HB035", f"{api} was added in {found['added']}: tag it {tag} (versions fix-front-matter sets it)"
 
 
 @check

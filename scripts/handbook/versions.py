@@ -385,6 +385,42 @@ def added_in_2x(found: dict, data: dict) -> bool | None:
     return any(not p["added"].startswith("≤") for p in (found.get("parameters") or {}).values())
 
 
+def expected_tags(tags: list[str], found: dict, data: dict) -> list[str]:
+    """The page's tags with 2.0-new and 1.0-compatible as the data has them (lint HB035)."""
+    out = list(tags)
+    new = added_in_2x(found, data)
+    if "2.0-new" in out and new is False:
+        out.remove("2.0-new")
+    if "2.0-new" not in out and new is True and api_added_in_2x(found, data):
+        out.append("2.0-new")
+    if "1.0-compatible" in out and api_added_in_2x(found, data):
+        out.remove("1.0-compatible")
+    return out
+
+
+def fix_front_matter(page, data: dict) -> str | None:
+    """The page's text with a disagreeing `since:` line removed and the version tags set from the data; None
+    when nothing changes. Only those two front-matter lines are touched."""
+    found = data["apis"].get((page.front or {}).get("api") or "")
+    if page.kind != "api" or not found or not found.get("added"):
+        return None
+    lines = page.text.split("\n")
+    end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    changed = False
+    since = page.front.get("since")
+    if since is not None and str(since) != found["added"]:
+        lines = [line for i, line in enumerate(lines) if not (0 < i < end and line.startswith("since:"))]
+        end -= 1
+        changed = True
+    tags = list(page.front.get("tags") or [])
+    wanted = expected_tags(tags, found, data)
+    if wanted != tags:
+        i = next(i for i in range(1, end) if lines[i].startswith("tags:"))
+        lines[i] = f"tags: [{', '.join(wanted)}]"
+        changed = True
+    return "\n".join(lines) if changed else None
+
+
 def validate(data: dict) -> None:
     import jsonschema
 
@@ -456,6 +492,21 @@ def main(args) -> int:
         data = merge_files(paths, Path(args.out) if getattr(args, "out", None) else HISTORY)
         print(f"merged {len(paths)} shard(s): {', '.join(r['release'] for r in data['releases'])} -> {HISTORY.name}")
         return 0
+    if args.action == "fix-front-matter":
+        from .document import parse_page
+        from .verify import collect
+
+        data = load()
+        if data is None:
+            print("error: no versions/history.json yet (run versions probe)", file=sys.stderr)
+            return 2
+        for path in collect(args.paths or None):
+            page = parse_page(path)
+            text = fix_front_matter(page, data)
+            if text is not None:
+                path.write_text(text, encoding="utf-8")
+                print(f"fixed {page.rel}")
+        return 0
     if args.action == "cost":
         print(cost_table(load_shards(sorted(SHARDS.glob("torch-*.json")))))
         return 0
@@ -480,3 +531,5 @@ def add_parser(sub) -> None:
     m.add_argument("shards", nargs="*")
     m.add_argument("--out")
     actions.add_parser("cost", help="download, time and disk per probed release")
+    f = actions.add_parser("fix-front-matter", help="remove since: lines and set version tags where the data disagrees")
+    f.add_argument("paths", nargs="*")
