@@ -7,6 +7,7 @@ parameter's history, the deprecation warning, and which releases print what the 
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from . import versions
@@ -151,10 +152,22 @@ def section(page: Page, data: dict | None = None) -> list[str]:
         until = f", until {deprecated['until']}" if "until" in deprecated else ""
         lines.append(
             f"- **Deprecated** since {deprecated['since']}{until}: {deprecated['category']} "
-            f"“{html.escape(deprecated['message'])}”"
+            f"“{html.escape(deprecated['message'], quote=False)}”"
         )
     lines += example_lines(page, matched, releases)
     return [*lines, ""]
+
+
+_NAME = re.compile(r"\btorch(?:vision)?(?:\.\w+)+|(?<=`)\w+(?=`)")
+
+
+def replacements(message: str) -> list[str]:
+    """The names a deprecation message recommends instead: those after its "use …" / "instead" clause."""
+    cut = versions._REPLACEMENT.search(versions._URL.sub("", message))
+    if cut is None:
+        return []
+    found = _NAME.findall(versions._URL.sub("", message)[cut.start() :])
+    return list(dict.fromkeys(found))
 
 
 def deprecations_page(pages: list[Page], docs: Path, data: dict | None = None) -> str:
@@ -166,13 +179,14 @@ def deprecations_page(pages: list[Page], docs: Path, data: dict | None = None) -
         "# Deprecations",
         "",
         "Every API of this handbook that emits a DeprecationWarning or FutureWarning in the newest probed torch",
-        "release, as the version probe measured it (accessing the API, or running the page's examples).",
-        "The replacement is the one the API's page documents.",
+        "release, as the version probe measured it (accessing the API, or running the page's examples), with the",
+        "replacement the warning recommends, linked to its page where the handbook has one.",
         "",
     ]
     if not data:
         return "\n".join([*lines, "No probe has run yet.", ""])
     newest = data["releases"][-1]["release"]
+    by_api = {(p.front or {}).get("api"): p for p in pages if p.kind == "api"}
     rows = []
     for page in pages:
         api = (page.front or {}).get("api")
@@ -180,10 +194,22 @@ def deprecations_page(pages: list[Page], docs: Path, data: dict | None = None) -
         dep = found.get("deprecated")
         if page.kind != "api" or not dep or "until" in dep or found["status"].get(newest) != "present":
             continue
-        message = html.escape(dep["message"]).replace("|", "\\|").replace("\n", " ")
-        rows.append(f"| [`{title(page)}`]({docs_path(page, docs)}) | {dep['since']} | {dep['category']} | {message} |")
+        message = html.escape(dep["message"], quote=False).replace("|", "\\|").replace("\n", " ")
+        instead = []
+        for name in replacements(dep["message"]):
+            target = by_api.get(name)
+            instead.append(f"[`{name}`]({docs_path(target, docs)})" if target else f"`{name}`")
+        what = f"[`{title(page)}`]({docs_path(page, docs)})"
+        subject = versions.warning_subject(dep["message"])
+        params = [p for p in found.get("parameters") or {} if f"`{p}`" in subject or f"'{p}'" in subject]
+        if params:
+            what = f"parameter `{params[0]}` of {what}"
+        rows.append(
+            f"| {what} | {dep['since']} | {dep['category']} | {message} "
+            f"| {', '.join(instead) or 'see the page'} |"
+        )
     if not rows:
         return "\n".join([*lines, f"No API of this handbook warns in torch {newest}.", ""])
     return "\n".join(
-        [*lines, f"Measured on torch {newest}.", "", "| API | since | warning | text |", "|---|---|---|---|", *rows, ""]
+        [*lines, f"Measured on torch {newest}.", "", "| API | since | warning | text | replacement |", "|---|---|---|---|---|", *rows, ""]
     )

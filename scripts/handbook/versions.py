@@ -228,7 +228,15 @@ def _deprecation(releases, status, warnings_by_release) -> dict | None:
     return out
 
 
-_REPLACEMENT = re.compile(r"\b(use|instead|replace[ds]?|migrate|in favou?r of)\b", re.I)
+_REPLACEMENT = re.compile(r"\b(use|instead|replace[ds]?|migrate|in favou?r of|renamed to|switch to)\b", re.I)
+_URL = re.compile(r"https?://\S+")
+
+
+def warning_subject(message: str) -> str:
+    """What a warning is about: its text before any "use …" / "instead" clause, links left out."""
+    text = _URL.sub("", message)
+    cut = _REPLACEMENT.search(text)
+    return text[: cut.start()] if cut else text
 
 
 def _relevant(warning: dict, api: str, params: set[str]) -> bool:
@@ -237,11 +245,9 @@ def _relevant(warning: dict, api: str, params: set[str]) -> bool:
     "X is deprecated, use <this API> instead" on this API's page is not taken for its own deprecation."""
     if warning.get("on") == "access":
         return True
-    text = warning["message"]
-    cut = _REPLACEMENT.search(text)
-    subject = text[: cut.start()] if cut else text
-    short = re.escape(api.rsplit(".", 1)[-1])
-    names = [re.escape(api), re.escape(api.removeprefix("torch.")), rf"(?<![\w.]){short}\b"]
+    subject = warning_subject(warning["message"])
+    forms = {api, api.removeprefix("torch."), api.rsplit(".", 1)[-1]}  # never the tail of a longer dotted name
+    names = [rf"(?<![\w.]){re.escape(form)}\b" for form in forms]
     names += [rf"['`\"]{re.escape(p)}['`\"]" for p in params]
     return any(re.search(n, subject) for n in names)
 
