@@ -182,3 +182,15 @@ def test_one_shard_is_the_same_whenever_it_is_made(tmp_path):
     (page,) = outs[0]["pages"].values()
     assert [e["status"] for e in page["examples"]] == ["same", "differs", "failed"]
     assert outs[0]["apis"]["torch.fake"]["present"] is False  # the fixture's API does not exist
+
+
+def test_every_api_page_of_the_handbook_shows_a_history_naming_every_probed_release():
+    from handbook import DOCS
+    from handbook.site import load_pages
+
+    data = versions.load()
+    releases = [history._label(r["release"]) for r in data["releases"]]
+    pages = [p for p in load_pages(DOCS) if p.kind == "api"]
+    strip = "| torch | " + " | ".join(releases) + " |"
+    shown = [p for p in pages if strip in "\n".join(history.section(p))]
+    assert len(shown) >= 0.95 * len(pages), sorted({p.rel for p in pages} - {p.rel for p in shown})[:10]
