@@ -46,7 +46,8 @@ TORCHVISION = {
     "2.14": "0.29.1",
     "2.15": "0.29.2",
 }
-FIRST_NUMPY2 = (2, 3)  # torch releases before 2.3 were built against NumPy 1.x
+FIRST_NUMPY2 = (2, 3)
+LAST_SIX = (2, 2)  # torch releases before 2.3 were built against NumPy 1.x
 # What the tool itself needs to run (verify, the probe): taken at the project's pins from requirements.txt.
 TOOL_REQUIREMENTS = ("markdown-it-py", "PyYAML", "jsonschema", "rich", "tensorboard")
 
@@ -67,6 +68,8 @@ def requirements(version: str) -> list[str]:
     if vision:
         reqs.append(f"torchvision=={vision}")
     reqs.append("numpy<2" if key(version)[:2] < FIRST_NUMPY2 else "numpy")
+    if key(version)[:2] < LAST_SIX:
+        reqs.append("six")  # their torch.utils.tensorboard imports six, which tensorboard no longer brings
     pins = {}
     for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
         m = re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line.strip())

@@ -47,7 +47,10 @@ def describe_api(name: str) -> dict:
         try:
             obj = resolve(name)
         except LookupError as exc:
-            found = {"present": False, "why": str(exc)}
+            broken = _import_failure(name)
+            found = {"present": False, "why": str(exc)} if broken is None else {
+                "present": False, "importable": False, "why": broken
+            }
         except Exception as exc:  # noqa: BLE001 - importing a module of an old release can fail in any way
             found = {"present": False, "why": f"{type(exc).__name__}: {exc}"}
         else:
@@ -60,6 +63,27 @@ def describe_api(name: str) -> dict:
     if warned:
         found["warnings"] = warned
     return found
+
+
+def _import_failure(name: str) -> str | None:
+    """Why a module on the API's path exists in this release but cannot be imported (a dependency of its time
+    missing, say); None when the path really ends at a missing name."""
+    import importlib
+    import importlib.util
+
+    parts = name.split(".")
+    for cut in range(2, len(parts) + 1):
+        module = ".".join(parts[:cut])
+        try:
+            if importlib.util.find_spec(module) is None:
+                return None
+        except (ImportError, ValueError):
+            return None
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # noqa: BLE001 - any failure of an existing module
+            return f"{module} exists but cannot be imported: {type(exc).__name__}: {exc}"
+    return None
 
 
 def _signature(obj) -> dict:

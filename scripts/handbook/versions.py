@@ -149,7 +149,22 @@ def _since(releases: list[str], first: int, known: set[str]) -> str:
 
 
 def _top_module_missing(found: dict) -> bool:
-    return not found["present"] and "cannot be imported" in found.get("why", "")
+    """Absent only because a module could not be imported in that env: the data cannot tell."""
+    return not found["present"] and (found.get("importable") is False or "cannot be imported" in found.get("why", ""))
+
+
+_THIRD_PARTY = re.compile(r"^ModuleNotFoundError: No module named '(?!torch|torchvision)")
+
+
+def _env_lacked(shard: dict, api: str) -> bool:
+    """The release's environment lacked a third-party module the API's page imports: its absence there says
+    nothing about torch (shards made before probes told import failures apart)."""
+    return any(
+        _THIRD_PARTY.match(e.get("error", ""))
+        for p in shard["pages"].values()
+        if p["api"] == api
+        for e in p["examples"]
+    )
 
 
 def api_history(name: str, shards: list[dict], warnings_by_release: dict[str, list[dict]]) -> dict:
@@ -157,9 +172,8 @@ def api_history(name: str, shards: list[dict], warnings_by_release: dict[str, li
     status = {}
     for s in shards:
         found = s["apis"].get(name)
-        status[s["release"]] = "unknown" if found is None or _top_module_missing(found) else (
-            "present" if found["present"] else "absent"
-        )
+        unknown = found is None or _top_module_missing(found) or (not found["present"] and _env_lacked(s, name))
+        status[s["release"]] = "unknown" if unknown else ("present" if found["present"] else "absent")
     known = {r for r, v in status.items() if v != "unknown"}
     present = [i for i, r in enumerate(releases) if status[r] == "present"]
     out: dict = {"status": status}
@@ -169,7 +183,7 @@ def api_history(name: str, shards: list[dict], warnings_by_release: dict[str, li
     last = present[-1]
     later_absent = [r for r in releases[last + 1 :] if status[r] == "absent"]
     if later_absent:
-        out["removed"] = envs.minor(later_absent[0])
+        out["removed"] = _since(releases, releases.index(later_absent[0]), known)
     out["parameters"] = _parameter_history(name, shards, releases, status)
     deprecated = _deprecation(releases, status, warnings_by_release)
     if deprecated:
@@ -181,7 +195,8 @@ def _parameter_history(name, shards, releases, status) -> dict:
     readable = {}  # release -> (names in order, {name: default}, defaults known)
     for s in shards:
         found = s["apis"].get(name) or {}
-        if found.get("present") and "parameters" in found:
+        generic = [p for p, _ in found.get("parameters", [])] == ["args", "kwargs"]  # (*args, **kwargs): unread
+        if found.get("present") and "parameters" in found and not generic:
             readable[s["release"]] = ([p for p, _ in found["parameters"]], dict(found["parameters"]), found["defaults"])
     order = [r for r in releases if r in readable]
     names: list[str] = []
@@ -197,12 +212,14 @@ def _parameter_history(name, shards, releases, status) -> dict:
         entry: dict = {"added": added}
         after = [r for r in releases[seen[-1] + 1 :] if r in readable]
         if after:
-            entry["removed"] = envs.minor(after[0])
+            entry["removed"] = _since(releases, releases.index(after[0]), set(readable))
         values = [(r, readable[r][1][pname]) for r in order if pname in readable[r][1] and readable[r][2]]
+        with_defaults = {r for r, _ in values}
         changes = []
         for r, value in values:
             if not changes or changes[-1]["value"] != value:
-                changes.append({"since": added if not changes else envs.minor(r), "value": value})
+                since = _since(releases, releases.index(r), with_defaults) if changes else added
+                changes.append({"since": since, "value": value})
         if len(changes) > 1:
             entry["defaults"] = changes
         elif changes:
@@ -257,7 +274,9 @@ _MISSING_API = re.compile(
     r"^(AttributeError: .*has no attribute"
     r"|ImportError: cannot import name"
     r"|ModuleNotFoundError: No module named '(torch|torchvision)"
-    r"|TypeError: .*(unexpected keyword|takes \d+ positional|missing \d+ required))"
+    r"|TypeError: .*(unexpected keyword|takes \d+ positional|missing \d+ required"
+    r"|received an invalid combination of arguments)"
+    r"|.*didn't match because some of the arguments have invalid types)"  # the last line of that TypeError
 )
 _FOLLOW_ON = re.compile(r"^(NameError|UnboundLocalError): ")  # a name an earlier, failed block should have made
 
@@ -380,21 +399,28 @@ def api_added_in_2x(found: dict, data: dict) -> bool:
     return bool(found.get("added")) and any(found["status"].get(r) == "absent" for r in old)
 
 
-def added_in_2x(found: dict, data: dict) -> bool | None:
-    """New in 2.x: the API, or one of its parameters, appeared in a 2.x release. None when the data cannot tell
-    (no 1.x release probed)."""
+def added_in_2x(found: dict, data: dict, api: str | None = None) -> bool | None:
+    """New in 2.x: the API appeared in a 2.x release, or changed there — a parameter added, removed or given
+    another default, or an example of its page that needs what the 1.x release lacks. None when the data cannot
+    tell (no 1.x release probed, or the API could not be looked at there)."""
     old = [r["release"] for r in data["releases"] if envs.key(r["release"])[0] < 2]
     if not old or found["status"].get(old[-1]) == "unknown":
         return None
     if api_added_in_2x(found, data):
         return True
-    return any(not p["added"].startswith("≤") for p in (found.get("parameters") or {}).values())
+    params = (found.get("parameters") or {}).values()
+    readable_in_1x = any(p["added"].startswith("≤1.") for p in params)
+    for p in params:
+        if "defaults" in p or "removed" in p or (readable_in_1x and not p["added"].startswith("≤1.")):
+            return True
+    pages = [p for p in data["pages"].values() if api is not None and p["api"] == api]
+    return any(e["results"].get(old[-1]) == "missing-api" for p in pages for e in p["examples"])
 
 
-def expected_tags(tags: list[str], found: dict, data: dict) -> list[str]:
+def expected_tags(tags: list[str], found: dict, data: dict, api: str | None = None) -> list[str]:
     """The page's tags with 2.0-new and 1.0-compatible as the data has them (lint HB035)."""
     out = list(tags)
-    new = added_in_2x(found, data)
+    new = added_in_2x(found, data, api)
     if "2.0-new" in out and new is False:
         out.remove("2.0-new")
     if "2.0-new" not in out and new is True and api_added_in_2x(found, data):
@@ -419,7 +445,7 @@ def fix_front_matter(page, data: dict) -> str | None:
         end -= 1
         changed = True
     tags = list(page.front.get("tags") or [])
-    wanted = expected_tags(tags, found, data)
+    wanted = expected_tags(tags, found, data, page.front["api"])
     if wanted != tags:
         i = next(i for i in range(1, end) if lines[i].startswith("tags:"))
         lines[i] = f"tags: [{', '.join(wanted)}]"
