@@ -117,7 +117,17 @@ def create(version: str, root: Path = ENVS, python: str = sys.executable, log=No
     started = time.monotonic()
     subprocess.run([python, "-m", "venv", str(env.path)], check=True)
     proc = subprocess.run(
-        [str(env.python), "-m", "pip", "install", "--no-cache-dir", "--no-compile", "--progress-bar", "off", *requirements(version)],
+        [
+            str(env.python),
+            "-m",
+            "pip",
+            "install",
+            "--no-cache-dir",
+            "--no-compile",
+            "--progress-bar",
+            "off",
+            *requirements(version),
+        ],
         env=pip_environment(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

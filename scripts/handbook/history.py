@@ -97,24 +97,27 @@ def example_lines(page: Page, matched, releases: list[str]) -> list[str]:
         ):
             ranges.append(r)
     all_ok = versions._ranges(releases, set(ranges))
-    span = ", ".join(_label(a) if a == b else f"{_label(a)} … {_label(b)}" for a, b in all_ok) or "none"
-    lines = [f"- **Examples**: every example prints what this page shows on torch {span}."]
-    newer = sorted({r for _, _, e in matched for r, v in e["results"].items() if v == "missing-api"}, key=versions.envs.key)
-    if newer:
-        lines.append(
-            f"- Some examples use an API these releases lack (recorded, not hidden): {', '.join(_label(r) for r in newer)}."
-        )
-    failing = sorted({r for _, _, e in matched for r, v in e["results"].items() if v == "error"}, key=versions.envs.key)
-    if failing:
-        lines.append(f"- Some examples fail for another reason on: {', '.join(_label(r) for r in failing)}.")
-    newest = releases[-1]
-    for i, ex, e in matched:
+    span = ", ".join(_label(a) if a == b else f"{_label(a)} … {_label(b)}" for a, b in all_ok)
+    if span:
+        lines = [f"- **Examples**: every example prints what this page shows on torch {span}."]
+    else:
+        lines = ["- **Examples**: no probed release prints everything this page shows."]
+    for outcome, what in (
+        ("missing-api", "use an API that torch {} lacks (recorded as such, not as a behaviour change)"),
+        ("error", "fail for another reason on torch {}"),
+        ("unavailable", "could not run on torch {} (no torchvision for it)"),
+    ):
+        hit = [e for _, _, e in matched if outcome in e["results"].values()]
+        where = sorted({r for e in hit for r, v in e["results"].items() if v == outcome}, key=versions.envs.key)
+        if hit:
+            lines.append(f"- {len(hit)} of {len(matched)} examples {what.format(', '.join(_label(r) for r in where))}.")
+    for _, ex, e in matched:
         differs = [r for r in releases if e["results"].get(r) == "differs"]
         if not differs:
             continue
         where = ", ".join(_label(r) for r in differs)
         lines += ["", f'??? note "Example at line {ex.line}: output differs on torch {where}"', ""]
-        lines += _fence(ex.expected("cpu"), f"As this page shows (torch {_label(newest)})", "    ")
+        lines += _fence(ex.expected("cpu"), "As this page shows", "    ")
         for output_hash in dict.fromkeys(e["outputs"][r] for r in differs):
             on = ", ".join(_label(r) for r in differs if e["outputs"][r] == output_hash)
             lines += [""] + _fence(e["texts"][output_hash], f"On torch {on}", "    ")
@@ -205,11 +208,18 @@ def deprecations_page(pages: list[Page], docs: Path, data: dict | None = None) -
         if params:
             what = f"parameter `{params[0]}` of {what}"
         rows.append(
-            f"| {what} | {dep['since']} | {dep['category']} | {message} "
-            f"| {', '.join(instead) or 'see the page'} |"
+            f"| {what} | {dep['since']} | {dep['category']} | {message} | {', '.join(instead) or 'see the page'} |"
         )
     if not rows:
         return "\n".join([*lines, f"No API of this handbook warns in torch {newest}.", ""])
     return "\n".join(
-        [*lines, f"Measured on torch {newest}.", "", "| API | since | warning | text | replacement |", "|---|---|---|---|---|", *rows, ""]
+        [
+            *lines,
+            f"Measured on torch {newest}.",
+            "",
+            "| API | since | warning | text | replacement |",
+            "|---|---|---|---|---|",
+            *rows,
+            "",
+        ]
     )

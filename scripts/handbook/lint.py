@@ -219,9 +219,13 @@ def since_and_version_tags(page: Page):
         return  # not probed yet: nothing to check against
     since = page.front.get("since")
     if isinstance(since, str) and since != found["added"]:  # a since of another type is HB004's
-        yield page.front_lines.get("since", 1), "HB034", (
-            f"since: {since}, but the version data has {api} added in {found['added']} (delete the line: the version "
-            "history on the page comes from the data)"
+        yield (
+            page.front_lines.get("since", 1),
+            "HB034",
+            (
+                f"since: {since}, but the version data has {api} added in {found['added']} (delete the line: the version "
+                "history on the page comes from the data)"
+            ),
         )
     tags = page.front.get("tags") or []
     if not isinstance(tags, list):
@@ -229,8 +233,10 @@ def since_and_version_tags(page: Page):
     wanted = versions.expected_tags(tags, found, data, api)
     line, oldest = page.front_lines.get("tags", 1), data["releases"][0]["release"]
     for tag in sorted(set(tags) - set(wanted)):
-        why = f"{api} is in torch {oldest} and the data shows no change since" if tag == "2.0-new" else (
-            f"{api} was added in {found['added']}"
+        why = (
+            f"{api} is in torch {oldest} and the data shows no change since"
+            if tag == "2.0-new"
+            else (f"{api} was added in {found['added']}")
         )
         yield line, "HB035", f"tagged {tag}, but {why} (versions fix-front-matter sets it)"
     for tag in sorted(set(wanted) - set(tags)):

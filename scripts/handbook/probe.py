@@ -24,6 +24,8 @@ OUTPUT_LIMIT = 3000  # characters kept of an output that differs from the page's
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 _TEMP = re.compile(r"/tmp/[^\s'\"]+")
 _WARNING_LINE = re.compile(r"^(DeprecationWarning|FutureWarning): (.+)$", re.M)
+
+
 def digest(text: str) -> str:
     return hashlib.sha256(text.rstrip().encode()).hexdigest()[:12]
 
@@ -48,9 +50,11 @@ def describe_api(name: str) -> dict:
             obj = resolve(name)
         except LookupError as exc:
             broken = _import_failure(name)
-            found = {"present": False, "why": str(exc)} if broken is None else {
-                "present": False, "importable": False, "why": broken
-            }
+            found = (
+                {"present": False, "why": str(exc)}
+                if broken is None
+                else {"present": False, "importable": False, "why": broken}
+            )
         except Exception as exc:  # noqa: BLE001 - importing a module of an old release can fail in any way
             found = {"present": False, "why": f"{type(exc).__name__}: {exc}"}
         else:
@@ -148,9 +152,7 @@ def shard(paths: list[Path] | None = None, jobs: int | None = None, reuse: dict 
     to_run = [p for p in pages if p.rel not in kept]
     results: dict[str, list[dict]] = {p.rel: [] for p in to_run}
     if to_run:
-        report = verify(
-            [str(p.path) for p in to_run], devices=("cpu",), jobs=jobs, use_cache=False, record_path=None
-        )
+        report = verify([str(p.path) for p in to_run], devices=("cpu",), jobs=jobs, use_cache=False, record_path=None)
         for outcome in report.outcomes:
             results[outcome.example.path].append(classify(outcome))
     out_pages = {}

@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 import time
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from . import ROOT, envs
@@ -130,7 +130,7 @@ def load_shards(paths) -> list[dict]:
     return sorted(shards, key=lambda s: envs.key(s["release"]))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _minors() -> tuple[str, ...]:
     return tuple(envs.minor(r) for r in RELEASES)
 
@@ -208,7 +208,9 @@ def _parameter_history(name, shards, releases, status) -> dict:
         seen = [i for i, r in enumerate(releases) if r in readable and pname in readable[r][1]]
         first = seen[0]
         # known for a parameter: releases where the API's parameters could be read
-        added = _since(releases, first, {r for r in known if r in readable} | {r for r in known if status[r] == "absent"})
+        added = _since(
+            releases, first, {r for r in known if r in readable} | {r for r in known if status[r] == "absent"}
+        )
         entry: dict = {"added": added}
         after = [r for r in releases[seen[-1] + 1 :] if r in readable]
         if after:
@@ -368,7 +370,7 @@ def merge(shards: list[dict]) -> dict:
         warned: dict[str, list[dict]] = {}
         for s in shards:
             found = list((s["apis"].get(name) or {}).get("warnings", []))
-            for rel, p in s["pages"].items():
+            for p in s["pages"].values():
                 if p["api"] == name:
                     found += [w for ex in p["examples"] for w in ex.get("warnings", [])]
             found = [
