@@ -259,11 +259,10 @@ def warning_subject(message: str) -> str:
 
 
 def _relevant(warning: dict, api: str, params: set[str]) -> bool:
-    """Is a warning about this API? One emitted on accessing it is. Another must name the API (its dotted name,
-    or its last part standing alone) or one of its parameters before any "use …" / "instead" clause, so that
-    "X is deprecated, use <this API> instead" on this API's page is not taken for its own deprecation."""
-    if warning.get("on") == "access":
-        return True
+    """Is a warning about this API? It must name the API (its dotted name, or its last part standing alone) or
+    one of its parameters before any "use …" / "instead" clause, so that "X is deprecated, use <this API>
+    instead" on this API's page is not taken for its own deprecation, nor a warning its module's import emits
+    about something else ("distutils Version classes are deprecated")."""
     subject = warning_subject(warning["message"])
     forms = {api, api.removeprefix("torch."), api.rsplit(".", 1)[-1]}  # never the tail of a longer dotted name
     names = [rf"(?<![\w.]){re.escape(form)}\b" for form in forms]
