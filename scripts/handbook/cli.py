@@ -81,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     lc = sub.add_parser("linkcheck", help="check every internal link and anchor of the built site")
     lc.add_argument("site", nargs="?", help="the built site folder (default: site/)")
 
+    from .versions import add_parser as add_versions
+
+    add_versions(sub)
+
     args = parser.parse_args(argv)
     if args.command in ("verify", "bench") and argv is None:
         _reexec_with_huge_pages()
@@ -172,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         from .linkcheck import main as linkcheck_main
 
         return linkcheck_main(args.site)
+    if args.command == "versions":
+        from .versions import main as versions_main
+
+        return versions_main(args)
     if args.command == "bench":
         from .bench import main as bench_main
         from .bench import scaling

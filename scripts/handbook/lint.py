@@ -40,6 +40,8 @@ CODES = {
     "HB031": "a parameter is documented that the real signature does not have",
     "HB032": "a parameter of the real signature is not documented",
     "HB033": "the real signature of the api cannot be read",
+    "HB034": "since: disagrees with the version data (versions/history.json)",
+    "HB035": "tag 1.0-compatible or 2.0-new disagrees with the version data",
     "HB040": "api page has no example under Examples",
     "HB041": "api page has no example under Common pitfalls",
     "HB042": "comparison page has no side-by-side table",
@@ -233,6 +235,41 @@ def api_resolves_and_parameters(page: Page):
     for name in real:
         if name not in documented:
             yield span[0], "HB032", f"parameter {name!r} of {api} is not documented under Parameters"
+
+
+@check
+def since_and_version_tags(page: Page):
+    """`since:` and the version tags must say what the probe across torch releases measured."""
+    from . import versions
+
+    api, data = _api(page), versions.load()
+    found = (data or {}).get("apis", {}).get(api or "")
+    if not found or not found.get("added"):
+        return  # not probed yet: nothing to check against
+    since = page.front.get("since")
+    if isinstance(since, str) and since != found["added"]:  # a since of another type is HB004's
+        yield (
+            page.front_lines.get("since", 1),
+            "HB034",
+            (
+                f"since: {since}, but the version data has {api} added in {found['added']} (delete the line: the version "
+                "history on the page comes from the data)"
+            ),
+        )
+    tags = page.front.get("tags") or []
+    if not isinstance(tags, list):
+        return
+    wanted = versions.expected_tags(tags, found, data, api)
+    line, oldest = page.front_lines.get("tags", 1), data["releases"][0]["release"]
+    for tag in sorted(set(tags) - set(wanted)):
+        why = (
+            f"{api} is in torch {oldest} and the data shows no change since"
+            if tag == "2.0-new"
+            else (f"{api} was added in {found['added']}")
+        )
+        yield line, "HB035", f"tagged {tag}, but {why} (versions fix-front-matter sets it)"
+    for tag in sorted(set(wanted) - set(tags)):
+        yield line, "HB035", f"{api} was added in {found['added']}: tag it {tag} (versions fix-front-matter sets it)"
 
 
 @check

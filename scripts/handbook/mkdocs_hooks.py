@@ -17,7 +17,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from handbook import changes, home, maps, record, render, search_index, sharp_bits, site, tags
+from handbook import changes, history, home, maps, record, render, search_index, sharp_bits, site, tags
 
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
 _state: dict = {"record": {}, "pages": [], "site": None, "aliases": {}, "api": {}}
@@ -63,6 +63,7 @@ def on_files(files, config, **kwargs):
     generated["verification.md"] = site.verification_page(_state["pages"], _state["record"], docs)
     for report in _state.get("changes") or []:
         generated[changes.page_path(report)] = changes.page(report, docs)
+    generated["deprecations.md"] = history.deprecations_page(_state["pages"], docs)
     for path, text in generated.items():
         files.append(File.generated(config, path, content=text))
     return files

@@ -34,7 +34,11 @@ def warm_up() -> None:
 
     import numpy  # noqa: F401
     import torch  # noqa: F401
-    import torchvision  # noqa: F401
+
+    try:
+        import torchvision  # noqa: F401
+    except ImportError:  # an old torch release probed without a torchvision built for this Python
+        pass
 
     # The garbage collector would otherwise walk torch's millions of objects again and again, in this process and in
     # every child (where walking them also copies their memory pages): a page of 8,000 examples cost 2.7 ms per

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from . import copyable, maps
+from . import copyable, history, maps
 from . import record as records
 from .document import Example, Page, parse_page
 from .official import official_markdown
@@ -182,7 +182,7 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
         edits.append((official.line, official.line, ["", *official_markdown(api)]))
     for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[start:end] = new
-    lines = pitfalls_as_admonitions(lines)
+    lines = pitfalls_as_admonitions(lines) + history.section(page)
     if maps.markers(text):
         known = maps.load_all() if migration_maps is None else migration_maps
         lines = maps.expand("\n".join(lines), Path(path).resolve(), known).split("\n")

@@ -180,6 +180,7 @@ def nav(site: Site, docs: Path = DOCS) -> list:
         *rest,
         {"Tags": "tags.md"},
         {"Verification status": "verification.md"},
+        {"Deprecations": "deprecations.md"},
         *tail,
     ]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from handbook import record
+from handbook import machine, record
 from handbook.browser import expected_pages, open_search, search, serve
 
 TORCH = record.environment()["torch"].split("+")[0]  # the installed release, whichever it is
@@ -19,14 +19,41 @@ def test_api_page_shows_its_sections_badges_signature_and_aliases(built_site, br
         page = browser.new_page(viewport={"width": 1300, "height": 1000})
         page.goto(base + "torch/cat/")
         h2 = page.eval_on_selector_all("article h2", "els => els.map(e => e.textContent.replace('¶', '').trim())")
-        assert h2 == ["Official definition", "Parameters", "Examples", "Common pitfalls", "Performance tips"]
-        assert page.locator(".hb-badge.hb-verified").inner_text().startswith(f"Verified on CPU · torch {TORCH}")
+        assert h2 == [
+            "Official definition",
+            "Parameters",
+            "Examples",
+            "Common pitfalls",
+            "Performance tips",
+            "Version history",
+        ]
+        assert (
+            page.locator(".hb-badge.hb-verified")
+            .inner_text()
+            .startswith(f"Verified on CPU · {machine.cpu_label()} · torch {TORCH}")
+        )
         assert page.locator(".hb-badge").nth(1).inner_text() == "CUDA: not yet verified"
         assert "cat(tensors, dim=0, *, out=None) -> Tensor" in page.locator("article").inner_text()
         assert "拼接" in page.locator(".hb-aliases").inner_text()
         assert f"verified against torch {record.environment()['torch']}" in page.locator("footer").inner_text()
         assert page.locator("a.hb-download").get_attribute("href").endswith("download/pytorch-handbook-offline.zip")
         screenshot(page, "api-page")
+
+
+def test_api_page_shows_its_version_history_and_the_deprecations_page_lists_what_warns(built_site, browser):
+    from handbook import versions
+
+    releases = [".".join(r["release"].split(".")[:2]) for r in versions.load()["releases"]]
+    with serve(built_site) as base:
+        page = browser.new_page(viewport={"width": 1300, "height": 1000})
+        page.goto(base + "torch/compile/")
+        history = page.locator("article table").last.inner_text()
+        assert history.split("\n")[0].split("\t")[1:] == releases
+        assert "API present" in history and "examples as shown" in history
+        assert "Added:" in page.locator("article").inner_text()
+        page.goto(base + "deprecations/")
+        assert page.locator("article h1").inner_text().startswith("Deprecations")
+        assert "torch.jit.script" in page.locator("article table").inner_text()
 
 
 def test_module_tree_and_index_pages(built_site, browser):
