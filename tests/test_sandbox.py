@@ -152,3 +152,13 @@ def test_a_killed_verifier_takes_its_pages_processes_with_it(tmp_path):
     finally:
         verifier.kill()
         _kill_all("876.541")
+
+
+def test_a_checkout_under_tmp_keeps_tmp_readable_and_gives_the_page_its_own_temp_folder(monkeypatch):
+    """A clone (or venv) in /tmp must stay visible to the page: /tmp then turns read-only, TMPDIR is the page's."""
+    if not sandbox.support().namespaces:
+        pytest.skip("no kernel sandbox on this machine")
+    monkeypatch.setattr(sandbox, "private_tmp", lambda: False)
+    report = verify([str(PAGES / "tmp.md")], devices=("cpu",), use_cache=False, record_path=None)
+    assert report.failed == 0, [o.detail for o in report.outcomes]
+    assert not os.path.exists("/tmp/planted-by-a-page")

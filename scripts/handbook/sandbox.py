@@ -358,7 +358,14 @@ def enter(cell: Cell, workdir: str) -> str:
     os.makedirs(work, exist_ok=True)
     os.makedirs(home, exist_ok=True)
     env = clean_environment(os.environ)
-    env.update(HOME=home, TMPDIR="/tmp")
+    tmp = "/tmp"
+    if found.namespaces and not private_tmp():
+        tmp = os.path.join(workdir, "tmp")
+        os.makedirs(tmp, exist_ok=True)
+    env.update(HOME=home, TMPDIR=tmp)
+    import tempfile
+
+    tempfile.tempdir = tmp  # the parent's tempfile may have cached its own choice before the fork
     if found.namespaces:
         cache = compile_cache()
         env.update(TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"), TRITON_CACHE_DIR=str(cache / "triton"))
@@ -411,18 +418,30 @@ def _kept_under_home(home: Path) -> list[Path]:
     return sorted(kept)
 
 
+def private_tmp() -> bool:
+    """Whether /tmp can be covered by a fresh tmpfs: not when the checkout or the interpreter lives under it (a
+    clone in /tmp, a venv there), which the page must still read. Then /tmp turns read-only like the rest, and
+    TMPDIR points into the page's folder."""
+    needed = [ROOT, Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent]
+    return not any(p.resolve().is_relative_to("/tmp") for p in needed)
+
+
 def _read_only_filesystem(workdir: str) -> None:
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     mounts = _mounts()
     # A fresh /tmp and /dev/shm (DataLoader workers share tensors there); the page's folder is a tmpfs of its own.
-    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+    if private_tmp():
+        _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+    else:  # on the machine's /tmp: the parent removes this folder when the page ends
+        os.makedirs(workdir, exist_ok=True)
     home = Path(os.environ.get("HOME") or "/").resolve()
     hidden_home = home != Path("/") and not ROOT.is_relative_to(home) and home.is_dir()
     kept = _kept_under_home(home) if hidden_home else []
     staged = []
     for i, path in enumerate(kept):
         # Keep what runs the page (pyenv's interpreter, say) visible while an empty tmpfs covers the home.
-        target = f"/tmp/.keep{i}"
+        # on a fresh /tmp, or, when /tmp is shared with the machine, in this page's own folder
+        target = f"/tmp/.keep{i}" if private_tmp() else os.path.join(workdir, f".keep{i}")
         os.mkdir(target)
         _mount(str(path), target, None, MS_BIND | MS_REC)
         staged.append((target, path))
