@@ -50,7 +50,8 @@ def test_an_existing_environment_is_reused_without_installing(tmp_path, monkeypa
 
 
 def test_pip_commands_lift_a_machine_wide_constraint():
-    assert upgrade.PIP_ENV["PIP_CONSTRAINT"] == "/dev/null" and upgrade.PIP_ENV["PIP_NO_CACHE_DIR"] == "1"
+    pip = upgrade.envs.pip_environment()
+    assert pip["PIP_CONSTRAINT"] == "/dev/null" and pip["PIP_NO_CACHE_DIR"] == "1"
 
 
 def test_upgrade_to_the_pinned_release_reports_no_change(tmp_path, capsys):

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import ROOT
+from . import ROOT, envs
 
 ENVS = ROOT / ".handbook-envs"
 REQUIREMENTS = ROOT / "requirements.txt"
@@ -34,10 +34,6 @@ TORCHVISION = {
     "2.15.0": "0.29.2",
 }
 
-# Some machines carry a machine-wide pip constraint (global pip.conf `constraint = ...`) capping torch. The pins
-# here are the whole point, so the project's pip commands override it with an empty constraint file (an empty
-# PIP_CONSTRAINT= does not override it). --no-cache-dir: the wheels are several GB each.
-PIP_ENV = {"PIP_CONSTRAINT": "/dev/null", "PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 
 
 def _shown(path: Path) -> str:
@@ -85,7 +81,7 @@ def ensure_env(version: str, torchvision: str | None = None, log=print) -> Path:
     subprocess.run([str(base), "-m", "venv", "--clear", str(folder)], check=True)
     reqs = folder / "requirements.txt"
     reqs.write_text("\n".join(requirements_for(version, torchvision)) + "\n")
-    env = {**os.environ, **PIP_ENV}
+    env = envs.pip_environment()  # the machine's pip cap lifted, no wheel cache: as for every release env
     start = time.monotonic()
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True, env=env)
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-r", str(reqs)], check=True, env=env)
