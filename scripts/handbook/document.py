@@ -165,7 +165,8 @@ def parse_page(path: Path, text: str | None = None) -> Page:
     page = Page(path=path.resolve(), rel=relpath(path), text=text, newline=newline, digest=digest)
     lines = text.split("\n")
     body_lines = _read_front_matter(page, lines)
-    tokens = _md.parse("\n".join(body_lines))
+    # A lone CR ends a line for markdown-it but not for our line numbers: parse it as the space it shows as.
+    tokens = _md.parse("\n".join(body_lines).replace("\r", " "))
     _collect(page, tokens, lines)
     for n, line in enumerate(lines, 1):
         # CommonMark: a backtick in the info string means this is not a fence, so the example would never run

@@ -35,7 +35,6 @@ TORCHVISION = {
 }
 
 
-
 def _shown(path: Path) -> str:
     """A path as the log shows it: relative to the project when inside it."""
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
