@@ -44,6 +44,9 @@ def train(model, x, y, steps=3):
 
 
 def worker(rank, port, report):
+    # A forked worker must not use the OpenMP threads of a parent that already ran multi-threaded ops (GNU OpenMP
+    # is not fork-safe: the child can abort); one thread per worker is also what torchrun sets by default.
+    torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD_SIZE)
     lines = []
 
