@@ -15,6 +15,7 @@ from .document import Example, Page, parse_page
 from .official import official_markdown
 
 DEVICE_LABEL = {"cpu": "CPU", "cuda": "CUDA"}
+GPU_ONLY = "# this example needs a GPU"
 
 
 def badge(device: str, state: str, entry: dict | None) -> str:
@@ -157,7 +158,10 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
     edits += _device_setup(page.examples)
     for ex in page.examples:
         anchor = [f'{ex.indent}<a id="ex-{ex.options.id}"></a>', ""] if ex.options.id else []
-        edits.append((ex.line - 1, ex.line, [*anchor, _code_header(ex)]))
+        header = [*anchor, _code_header(ex)]
+        if ex.options.devices == ("cuda",) and not ex.include and GPU_ONLY not in ex.code:
+            header.append(f"{ex.indent}{GPU_ONLY}")  # a reader who copies it learns why it fails on a CPU
+        edits.append((ex.line - 1, ex.line, header))
         if ex.output is not None:
             end = (ex.cuda_output or ex.output).end_line
             edits.append((ex.output.line - 1, end, _output_lines(ex)))

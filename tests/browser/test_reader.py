@@ -11,7 +11,7 @@ import pytest
 from handbook.browser import serve
 
 COPY_SAMPLE = 36  # pages whose first example is copied and run
-GPU_ONLY = "# this example needs a GPU"
+from handbook.render import GPU_ONLY  # noqa: E402 - the marker render.py puts on CUDA-only examples
 
 
 def _has_gpu() -> bool:
