@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from . import ROOT
+from .tags import check_entries
 
 CATEGORIES_FILE = ROOT / "tags" / "categories.yml"
 FIELDS = ("id", "en", "zh")
@@ -33,15 +34,7 @@ def load(path: Path = CATEGORIES_FILE) -> dict[str, tuple[dict, ...]]:
     for module, entries in data.items():
         if module not in known:
             raise CategoryError(f"{path}: {module!r} is not a module section (known: {', '.join(sorted(known))})")
-        seen: set[str] = set()
-        for n, entry in enumerate(entries or [], 1):
-            if not isinstance(entry, dict) or sorted(entry) != sorted(FIELDS):
-                raise CategoryError(f"{path}: {module} entry {n} must have exactly the fields {', '.join(FIELDS)}")
-            if any(not isinstance(entry[f], str) or not entry[f].strip() for f in FIELDS):
-                raise CategoryError(f"{path}: {module} entry {n} ({entry.get('id')}) has an empty field")
-            if entry["id"] in seen:
-                raise CategoryError(f"{path}: {module} lists category {entry['id']!r} twice")
-            seen.add(entry["id"])
+        check_entries(entries or [], FIELDS, f"{path}: {module}", "category", CategoryError)
         out[module] = tuple(entries or ())
     return out
 

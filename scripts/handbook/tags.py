@@ -20,16 +20,21 @@ class VocabularyError(ValueError):
 @lru_cache(maxsize=4)
 def load(path: Path = TAGS_FILE) -> tuple[dict, ...]:
     entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    check_entries(entries, FIELDS, str(path), "tag id", VocabularyError)
+    return tuple(entries)
+
+
+def check_entries(entries, fields: tuple[str, ...], where: str, noun: str, error: type[Exception]) -> None:
+    """A vocabulary list (tags, categories): each entry exactly these non-empty string fields, each id once."""
     seen: set[str] = set()
     for n, entry in enumerate(entries, 1):
-        if not isinstance(entry, dict) or sorted(entry) != sorted(FIELDS):
-            raise VocabularyError(f"{path}: entry {n} must have exactly the fields {', '.join(FIELDS)}")
-        if any(not isinstance(entry[f], str) or not entry[f].strip() for f in FIELDS):
-            raise VocabularyError(f"{path}: entry {n} ({entry.get('id')}) has an empty field")
+        if not isinstance(entry, dict) or sorted(entry) != sorted(fields):
+            raise error(f"{where}: entry {n} must have exactly the fields {', '.join(fields)}")
+        if any(not isinstance(entry[f], str) or not entry[f].strip() for f in fields):
+            raise error(f"{where}: entry {n} ({entry.get('id')}) has an empty field")
         if entry["id"] in seen:
-            raise VocabularyError(f"{path}: tag id {entry['id']!r} is listed twice")
+            raise error(f"{where}: {noun} {entry['id']!r} is listed twice")
         seen.add(entry["id"])
-    return tuple(entries)
 
 
 def ids(path: Path = TAGS_FILE) -> list[str]:
