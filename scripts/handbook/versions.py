@@ -508,17 +508,21 @@ def main(args) -> int:
         return 0
     if args.action == "probe":
         releases = args.releases or probe_order(RELEASES)
-        for release in releases:
+        failed = []
+        for n, release in enumerate(releases, 1):
             if shard_path(release).exists() and not args.force and not args.again:
                 print(f"torch {release}: shard exists (versions probe --again {release} re-runs changed pages)")
                 continue
+            print(f"[{n}/{len(releases)}] torch {release}: installing and probing", flush=True)
             try:
                 probe_release(release, force=args.force, keep_env=args.keep_env)
-            except RuntimeError as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                return 1
-        if args.no_merge:
-            return 0
+            except RuntimeError as exc:  # one broken release must not cost the others their probe
+                print(f"error: {exc}", file=sys.stderr, flush=True)
+                failed.append(release)
+        if failed:
+            print(f"error: {len(failed)} release(s) not probed: {', '.join(failed)}", file=sys.stderr)
+        if args.no_merge or failed:
+            return 1 if failed else 0
         args.action, args.shards = "merge", []
     if args.action == "merge":
         paths = args.shards or sorted(SHARDS.glob("torch-*.json"))
