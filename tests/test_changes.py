@@ -6,8 +6,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from handbook import DOCS, changes
-from handbook.document import parse_page
+from handbook import DOCS
+from handbook.releases import changes
+from handbook.verify.document import parse_page
 
 FIXTURES = Path(__file__).parent / "fixtures" / "changes"
 

@@ -1,6 +1,6 @@
 import pytest
 
-from handbook.compare import diff, matches, matches_on_cuda, normalize_cuda
+from handbook.verify.compare import diff, matches, matches_on_cuda, normalize_cuda
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from handbook import copyable, official, render
+from handbook.site import copyable, official, render
 
 
 @pytest.mark.parametrize(
@@ -76,8 +76,8 @@ def test_math_becomes_arithmatex_delimiters():
 
 
 def test_home_counts_come_from_the_record(tmp_path):
-    from handbook import home
-    from handbook.document import parse_page
+    from handbook.site import home
+    from handbook.verify.document import parse_page
 
     path = tmp_path / "page.md"
     path.write_text(PAGE, encoding="utf-8")

@@ -1,6 +1,6 @@
 import pytest
 
-from handbook.fences import FenceError, OutputHeader, parse_options, parse_output_header, split_info
+from handbook.verify.fences import FenceError, OutputHeader, parse_options, parse_output_header, split_info
 
 
 def test_defaults():

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from handbook.document import parse_page
-from handbook.lint import CODES, lint, lint_page, orphan_scripts
+from handbook.lint.rules import CODES, lint, lint_page, orphan_scripts
+from handbook.verify.document import parse_page
 
 LINT = Path(__file__).parent / "fixtures" / "lint"
 MAP_CODES = ["HB090", "HB091", "HB092", "HB094"]
@@ -25,7 +25,7 @@ def test_every_code_has_a_fixture():
 
 
 def test_map_row_findings_name_the_yaml_line():
-    from handbook.lint import lint_maps
+    from handbook.lint.rules import lint_maps
 
     pages = [parse_page(p) for p in _pages(LINT / "HB091" / "docs")]
     (finding,) = lint_maps(pages, LINT / "HB091" / "migration")
@@ -48,7 +48,7 @@ def test_valid_pages_are_clean():
 
 @pytest.mark.parametrize("fixture", MAP_FIXTURES)
 def test_map_fixture_fires_exactly_its_code(fixture):
-    from handbook.lint import lint_maps
+    from handbook.lint.rules import lint_maps
 
     pages = [parse_page(p) for p in _pages(LINT / fixture / "docs")]
     findings = list(lint_maps(pages, LINT / fixture / "migration"))
@@ -56,8 +56,8 @@ def test_map_fixture_fires_exactly_its_code(fixture):
 
 
 def test_valid_map_is_clean_and_renders_links_to_examples_and_pages():
-    from handbook import maps
-    from handbook.lint import lint_maps
+    from handbook.lint import maps
+    from handbook.lint.rules import lint_maps
 
     pages = [parse_page(p) for p in _pages(LINT / "valid-map" / "docs")]
     assert list(lint_maps(pages, LINT / "valid-map" / "migration")) == []
@@ -127,7 +127,7 @@ def test_cli_exit_codes(capsys):
     ],
 )
 def test_real_signatures(api, params):
-    from handbook.signatures import parameters, resolve
+    from handbook.lint.signatures import parameters, resolve
 
     assert parameters(resolve(api)) == params
 
@@ -136,7 +136,7 @@ def test_signature_overrides_hold_in_the_installed_torch():
     """signatures.yml is only for APIs torch states no signature for, and each entry matches real calls."""
     import torch
 
-    from handbook.signatures import _overrides, parameters, resolve
+    from handbook.lint.signatures import _overrides, parameters, resolve
 
     assert all(parameters(resolve(name)) is None for name in _overrides())
     with pytest.raises(TypeError):
@@ -164,7 +164,7 @@ def test_signature_overrides_hold_in_the_installed_torch():
 
 
 def test_category_vocabulary_rejects_bad_files(tmp_path):
-    from handbook import categories
+    from handbook.lint import categories
 
     cases = {
         "torch.nope:\n  - {id: a, en: A, zh: 甲}\n": "is not a module section",
@@ -180,8 +180,8 @@ def test_category_vocabulary_rejects_bad_files(tmp_path):
 
 
 def test_every_module_section_lists_categories():
-    from handbook import categories
-    from handbook.site import module_tree, sections_by_title
+    from handbook.lint import categories
+    from handbook.site.nav import module_tree, sections_by_title
 
     assert sorted(categories.load()) == sorted(sections_by_title(module_tree()))
     assert all(categories.of_module(module) for module in categories.load())

@@ -1,4 +1,4 @@
-from handbook.official import official_markdown, rst_to_markdown
+from handbook.site.official import official_markdown, rst_to_markdown
 
 RST = """Joins tensors in :attr:`tensors`; see :func:`~torch.stack` and :ref:`the notes <notes-x>`.
 

@@ -5,9 +5,9 @@ import os
 import sys
 from pathlib import Path
 
-from handbook.document import parse_page
-from handbook.lint import lint, lint_page
-from handbook.verify import verify
+from handbook.lint.rules import lint, lint_page
+from handbook.verify.document import parse_page
+from handbook.verify.runner import verify
 
 FRONT = "---\nkind: guide\nsummary: s\ntags: []\n---\n\n# Page\n\n"
 
@@ -52,18 +52,18 @@ def test_update_keeps_mode_and_line_endings(tmp_path):
 
 
 def test_update_does_not_write_over_an_edit_made_while_it_ran(tmp_path, monkeypatch):
-    import handbook.verify
+    import handbook.verify.runner
 
     page = tmp_path / "p.md"
     page.write_text(FRONT + '```python\nprint("new")\n```\n\n```output\nold\n```\n')
     edited = page.read_text() + "\nAn edit made while --update ran.\n"
-    real = handbook.verify.write_page
+    real = handbook.verify.runner.write_page
 
     def edit_first(p, text):  # the examples cannot reach the page (read-only): the edit comes from outside
         page.write_text(edited)
         return real(p, text)
 
-    monkeypatch.setattr(handbook.verify, "write_page", edit_first)
+    monkeypatch.setattr(handbook.verify.runner, "write_page", edit_first)
     report = _update(page)
     assert page.read_text() == edited
     assert any("changed since it was read" in r for r in report.refusals) and not report.changes
@@ -96,7 +96,7 @@ def test_lint_looks_api_names_up_only_in_torch_and_imports_nothing_else(tmp_path
 
 
 def test_record_and_cache_files_keep_the_usual_mode(tmp_path):
-    from handbook.record import write_atomic
+    from handbook.verify.record import write_atomic
 
     new = tmp_path / "new.json"
     umask = os.umask(0o022)

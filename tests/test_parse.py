@@ -1,4 +1,4 @@
-from handbook.document import parse_page
+from handbook.verify.document import parse_page
 
 PAGE = """---
 kind: guide
@@ -73,7 +73,7 @@ def test_bad_front_matter_is_reported_with_its_line(page_file):
 
 
 def test_included_script_runs_with_its_own_line_numbers(tmp_path, monkeypatch):
-    import handbook.document as document
+    import handbook.verify.document as document
 
     (tmp_path / "examples").mkdir()
     (tmp_path / "examples" / "s.py").write_text("print('from script')\n")

@@ -5,8 +5,8 @@ import shutil
 
 import torch
 
-from handbook import portability
-from handbook.portability import plan
+from handbook.verify import portability
+from handbook.verify.portability import plan
 
 FIXTURE = __import__("pathlib").Path(__file__).parent / "fixtures" / "portability" / "capability.md"
 

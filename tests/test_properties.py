@@ -6,10 +6,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from handbook.document import parse_page
-from handbook.lint import lint_page
-from handbook.update import KEEP, REMOVE, NewBlock, rewrite
-from handbook.verify import verify
+from handbook.lint.rules import lint_page
+from handbook.verify.document import parse_page
+from handbook.verify.runner import verify
+from handbook.verify.update import KEEP, REMOVE, NewBlock, rewrite
 
 FRAGMENTS = [
     "---",

@@ -7,10 +7,11 @@ import sys
 
 import pytest
 
-from handbook import DOCS, ROOT, record
-from handbook.document import parse_page
-from handbook.lint import lint
-from handbook.verify import collect, probe_gpu
+from handbook import DOCS, ROOT
+from handbook.lint.rules import lint
+from handbook.verify import record
+from handbook.verify.document import parse_page
+from handbook.verify.runner import collect, probe_gpu
 
 
 def test_every_page_lints_clean():

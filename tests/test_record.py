@@ -4,8 +4,9 @@ import json
 import shutil
 from pathlib import Path
 
-from handbook import machine, record, render
-from handbook.verify import verify
+from handbook.site import render
+from handbook.verify import machine, record
+from handbook.verify.runner import verify
 
 TORCH = record.environment()["torch"].split("+")[0]  # the installed release, whichever it is
 

@@ -1,4 +1,4 @@
-from handbook import render
+from handbook.site import render
 
 PAGE = """---
 kind: api
@@ -66,7 +66,8 @@ def test_missing_jieba_fails_the_build(monkeypatch):
     from mkdocs.config import load_config
     from mkdocs.exceptions import PluginError
 
-    from handbook import ROOT, mkdocs_hooks
+    from handbook import ROOT
+    from handbook.site import mkdocs_hooks
 
     monkeypatch.setitem(sys.modules, "jieba", None)  # makes `import jieba` raise ImportError
     with pytest.raises(PluginError, match="jieba is not installed"):

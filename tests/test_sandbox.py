@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from handbook import ROOT, sandbox
-from handbook.verify import verify
+from handbook import ROOT
+from handbook.verify import sandbox
+from handbook.verify.runner import verify
 
 PAGES = Path(__file__).parent / "fixtures" / "sandbox"
 pytestmark = pytest.mark.skipif(not sandbox.support().full, reason="the kernel sandbox is not available here")

@@ -1,4 +1,4 @@
-from handbook.search_index import ZWSP, enrich, join_single_han
+from handbook.site.search_index import ZWSP, enrich, join_single_han
 
 
 def test_single_han_characters_never_become_index_keys():
@@ -25,7 +25,7 @@ def test_enrich_adds_api_and_segmented_aliases_to_the_page_entry_only():
 def test_worker_patch_fixes_the_loop_once_and_refuses_unknown_code(tmp_path):
     import pytest
 
-    from handbook.search_index import PREBUILT_PATCHES, WORKER_BUG, WORKER_FIX, WorkerPatchError, patch_worker
+    from handbook.site.search_index import PREBUILT_PATCHES, WORKER_BUG, WORKER_FIX, WorkerPatchError, patch_worker
 
     workers = tmp_path / "assets" / "javascripts" / "workers"
     workers.mkdir(parents=True)

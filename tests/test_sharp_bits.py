@@ -1,6 +1,6 @@
-from handbook import sharp_bits
-from handbook.document import parse_page
-from handbook.site import load_pages
+from handbook.site import sharp_bits
+from handbook.site.nav import load_pages
+from handbook.verify.document import parse_page
 
 CAT = """---
 kind: api

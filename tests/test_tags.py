@@ -1,6 +1,6 @@
 import pytest
 
-from handbook import tags
+from handbook.lint import tags
 
 
 def test_vocabulary_has_the_seed_tags_with_both_labels():
@@ -39,7 +39,8 @@ def test_bad_vocabulary_is_refused(tmp_path, text, message):
 def test_mkdocs_tags_allowed_comes_from_the_vocabulary():
     from mkdocs.config import load_config
 
-    from handbook import ROOT, mkdocs_hooks
+    from handbook import ROOT
+    from handbook.site import mkdocs_hooks
 
     config = load_config(str(ROOT / "mkdocs.yml"))
     mkdocs_hooks.on_config(config)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from handbook import record
-from handbook.verify import verify
+from handbook.verify import record
+from handbook.verify.runner import verify
 
 UPDATE = Path(__file__).parent / "fixtures" / "update"
 CASES = sorted(p.name.removesuffix(".in.md") for p in UPDATE.glob("*.in.md"))

@@ -3,7 +3,9 @@
 import json
 import subprocess
 
-from handbook import ROOT, changes, record, upgrade
+from handbook import ROOT
+from handbook.releases import changes, upgrade
+from handbook.verify import record
 
 
 def pinned() -> dict[str, str]:

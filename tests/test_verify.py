@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from handbook.verify import NO_GPU, verify
+from handbook.verify.runner import NO_GPU, verify
 
 PAGES = Path(__file__).parent / "fixtures" / "verify"
 
@@ -145,7 +145,7 @@ def test_tracebacks_name_the_lines_of_the_page_in_nested_code_and_syntax_errors(
 
 
 def test_without_the_kernel_sandbox_it_says_so_once_and_pages_still_run(monkeypatch, capsys):
-    from handbook import sandbox
+    from handbook.verify import sandbox
 
     monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
     found = sandbox.support.__wrapped__()

@@ -9,8 +9,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from handbook import ROOT, envs, history, versions
-from handbook.document import parse_page
+from handbook import ROOT
+from handbook.releases import envs, history, versions
+from handbook.verify.document import parse_page
 
 SHARDS = Path(__file__).parent / "fixtures" / "versions"
 PAGE = Path(__file__).parent / "fixtures" / "versions-page" / "docs" / "torch" / "fake.md"
@@ -186,7 +187,7 @@ def test_one_shard_is_the_same_whenever_it_is_made(tmp_path):
 
 def test_every_api_page_of_the_handbook_shows_a_history_naming_every_probed_release():
     from handbook import DOCS
-    from handbook.site import load_pages
+    from handbook.site.nav import load_pages
 
     data = versions.load()
     releases = [history._label(r["release"]) for r in data["releases"]]

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from .fences import DEVICES
+from handbook.verify.fences import DEVICES
 
 TUNABLE = "glibc.malloc.hugetlb=1"
 
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     lc = sub.add_parser("linkcheck", help="check every internal link and anchor of the built site")
     lc.add_argument("site", nargs="?", help="the built site folder (default: site/)")
 
-    from .versions import add_parser as add_versions
+    from handbook.releases.versions import add_parser as add_versions
 
     add_versions(sub)
 
@@ -89,17 +89,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("verify", "bench") and argv is None:
         _reexec_with_huge_pages()
     if args.command == "verify" and args.portability:
-        from .portability import main as portability_main
+        from handbook.verify.portability import main as portability_main
 
         return portability_main(args.paths or None, args.jobs)
     if args.command == "verify":
         import signal
 
-        from . import record
+        from handbook.verify import record
 
         # SIGTERM unwinds like Ctrl-C, so every page's processes are ended on the way out.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-        from .verify import print_report, verify
+        from handbook.verify.runner import print_report, verify
 
         devices = DEVICES if args.device == "all" else (args.device,)
         try:
@@ -119,16 +119,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.results:
             from pathlib import Path
 
-            from .verify import write_results
+            from handbook.verify.runner import write_results
 
             write_results(report, Path(args.results), record.environment())
         return 1 if report.failed else 0
     if args.command == "lint":
-        from .lint import main as lint_main
+        from handbook.lint.rules import main as lint_main
 
         return lint_main(args.paths or None)
     if args.command == "codes":
-        from .lint import CODES
+        from handbook.lint.rules import CODES
 
         for code, meaning in sorted(CODES.items()):
             print(f"{code}  {meaning}")
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "merge-records":
         from pathlib import Path
 
-        from . import record
+        from handbook.verify import record
 
         with record.locked(record.RECORD):
             merged = record.load(record.RECORD)
@@ -155,34 +155,34 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     if args.command == "upgrade":
-        from .upgrade import main as upgrade_main
+        from handbook.releases.upgrade import main as upgrade_main
 
         return upgrade_main(
             args.version, args.torchvision, args.baseline, args.out, args.paths or None, args.jobs, args.prune
         )
     if args.command == "offline":
-        from .offline import main as offline_main
+        from handbook.site.offline import main as offline_main
 
         return offline_main()
     if args.command == "sitebench":
-        from .sitebench import main as sitebench_main
+        from handbook.bench.sitebench import main as sitebench_main
 
         return sitebench_main()
     if args.command == "lighthouse":
-        from .lighthouse import main as lighthouse_main
+        from handbook.bench.lighthouse import main as lighthouse_main
 
         return lighthouse_main(args.site, args.lighthouse)
     if args.command == "linkcheck":
-        from .linkcheck import main as linkcheck_main
+        from handbook.site.linkcheck import main as linkcheck_main
 
         return linkcheck_main(args.site)
     if args.command == "versions":
-        from .versions import main as versions_main
+        from handbook.releases.versions import main as versions_main
 
         return versions_main(args)
     if args.command == "bench":
-        from .bench import main as bench_main
-        from .bench import scaling
+        from handbook.bench.isolation import main as bench_main
+        from handbook.bench.isolation import scaling
 
         return scaling() if args.scaling else bench_main(args.paths or None, args.repeat)
     return 2

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from handbook import ROOT, offline
+from handbook import ROOT
+from handbook.site import offline
 
 ARTIFACTS = ROOT / "test-artifacts"
 FIXTURE_DOCS = Path(__file__).parents[1] / "fixtures" / "site" / "docs"
@@ -51,7 +52,9 @@ def fixture_site(tmp_path_factory) -> Path:
     text = (ROOT / "mkdocs.yml").read_text()
     text = text.replace("docs_dir: docs", f"docs_dir: {FIXTURE_DOCS}")
     text = text.replace("custom_dir: overrides", f"custom_dir: {ROOT / 'overrides'}")
-    text = text.replace("- scripts/handbook/mkdocs_hooks.py", f"- {ROOT / 'scripts/handbook/mkdocs_hooks.py'}")
+    text = text.replace(
+        "- scripts/handbook/site/mkdocs_hooks.py", f"- {ROOT / 'scripts/handbook/site/mkdocs_hooks.py'}"
+    )
     text = text.replace("extra_css:\n  - stylesheets/handbook.css\n", "")
     config = tmp / "mkdocs.yml"
     config.write_text(text)
@@ -61,7 +64,7 @@ def fixture_site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def browser():
-    from handbook.browser import chromium
+    from handbook.bench.browser import chromium
 
     with chromium() as b:
         yield b

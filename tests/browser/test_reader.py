@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from handbook.browser import serve
+from handbook.bench.browser import serve
 
 COPY_SAMPLE = 36  # pages whose first example is copied and run
-from handbook.render import GPU_ONLY  # noqa: E402 - the marker render.py puts on CUDA-only examples
+from handbook.site.render import GPU_ONLY  # noqa: E402 - the marker render.py puts on CUDA-only examples
 
 
 def _has_gpu() -> bool:
@@ -35,7 +35,7 @@ _FIRST_EXAMPLE = """() => {
 
 
 def _api_pages(site: Path) -> list[str]:
-    from handbook.site import load_pages
+    from handbook.site.nav import load_pages
 
     pages = [p for p in load_pages() if p.kind == "api"]
     return sorted(p.rel.removeprefix("docs/").removesuffix(".md") + "/" for p in pages)
@@ -105,9 +105,9 @@ def test_copy_includes_the_device_line(built_site, browser):
 
 
 def test_home_page_has_the_module_map_numbers_search_hints_and_download(built_site, browser):
-    from handbook import record
-    from handbook.home import verification_counts
-    from handbook.site import load_pages
+    from handbook.site.home import verification_counts
+    from handbook.site.nav import load_pages
+    from handbook.verify import record
 
     counts = verification_counts(load_pages(), record.load())
     with serve(built_site) as base:
@@ -135,8 +135,8 @@ def test_api_page_shows_its_summary_as_tldr_and_math_renders(built_site, browser
 
 
 def test_nav_groups_every_module_by_category(built_site, browser):
-    from handbook import categories
-    from handbook.site import load_pages, module_tree, organize
+    from handbook.lint import categories
+    from handbook.site.nav import load_pages, module_tree, organize
 
     site = organize(load_pages())
     with serve(built_site) as base:
@@ -156,7 +156,7 @@ WIDTHS = {"desktop": {"width": 1300, "height": 900}, "phone": {"width": 390, "he
 
 @pytest.mark.parametrize("width", list(WIDTHS))
 def test_screenshots_of_home_api_comparison_and_search(built_site, browser, screenshot, width):
-    from handbook.browser import open_search
+    from handbook.bench.browser import open_search
 
     with serve(built_site) as base:
         page = browser.new_page(viewport=WIDTHS[width])

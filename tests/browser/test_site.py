@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from handbook import machine, record
-from handbook.browser import expected_pages, open_search, search, serve
+from handbook.bench.browser import expected_pages, open_search, search, serve
+from handbook.verify import machine, record
 
 TORCH = record.environment()["torch"].split("+")[0]  # the installed release, whichever it is
 QUERIES = yaml.safe_load((Path(__file__).parent / "search_queries.yml").read_text(encoding="utf-8"))
@@ -41,7 +41,7 @@ def test_api_page_shows_its_sections_badges_signature_and_aliases(built_site, br
 
 
 def test_api_page_shows_its_version_history_and_the_deprecations_page_lists_what_warns(built_site, browser):
-    from handbook import versions
+    from handbook.releases import versions
 
     releases = [".".join(r["release"].split(".")[:2]) for r in versions.load()["releases"]]
     with serve(built_site) as base:
@@ -154,7 +154,7 @@ FRESH_QUERIES = ["concatenate", "拼接", "显存", "no_grad", "学习率"]
 def test_offline_copy_browses_and_searches_from_file_without_network(offline_site, browser, screenshot):
     """The whole suite, English and Chinese, typed with key events from file:// with every other request blocked:
     the same hits as online, and results on freshly opened pages (their latency is printed)."""
-    from handbook.browser import search_fresh
+    from handbook.bench.browser import search_fresh
 
     requests = []
     context = browser.new_context()
@@ -197,6 +197,6 @@ def test_offline_copy_browses_and_searches_from_file_without_network(offline_sit
 
 @pytest.mark.parametrize("name", ["built_site"])
 def test_every_internal_link_and_anchor_resolves(name, request):
-    from handbook.linkcheck import check
+    from handbook.site.linkcheck import check
 
     assert check(request.getfixturevalue(name)) == []

@@ -1,0 +1,1 @@
+"""Benchmarks: verifier isolation overhead, site build and search latency in Chromium, Lighthouse scores."""

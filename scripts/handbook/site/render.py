@@ -1,0 +1,202 @@
+"""The render step: turn a verified page into the Markdown the site generator shows.
+
+Independent of MkDocs: it takes page text and the verification record and returns Markdown. The MkDocs hook
+(mkdocs_hooks.py) only calls it, so another generator reading the same files can call it too.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from handbook.lint import maps
+from handbook.releases import history
+from handbook.site import copyable
+from handbook.site.official import official_markdown
+from handbook.verify import record as records
+from handbook.verify.document import Example, Page, parse_page
+
+DEVICE_LABEL = {"cpu": "CPU", "cuda": "CUDA"}
+GPU_ONLY = "# this example needs a GPU"
+
+
+def badge(device: str, state: str, entry: dict | None) -> str:
+    label = DEVICE_LABEL[device]
+    machines = ", ".join(m for m in (entry or {}).get("machines", []) if m != records.UNNAMED)
+    if state == "verified":
+        where = f"Verified on {label}" + (f" · {machines}" if machines else "")
+        text = f"{where} · torch {entry['torch']} · {entry['date']}"
+    elif state == "failed" and entry and entry.get("failed_on"):
+        text = f"{label}: verification failed on {', '.join(entry['failed_on'])}"
+    else:
+        text = {
+            "failed": f"{label}: verification failed",
+            "stale": f"{label}: stale — examples changed after the last verification",
+            "skipped": f"{label}: no example runs here",
+        }.get(state, f"{label}: not yet verified")
+    return f'<span class="hb-badge hb-{state}">{html.escape(text)}</span>'
+
+
+def badges(page: Page, record: dict) -> str:
+    spans = [badge(d, *records.status(record, page.rel, d, page.examples_hash)) for d in ("cpu", "cuda")]
+    return f'<p class="hb-badges">{" ".join(spans)}</p>'
+
+
+def _output_lines(ex: Example) -> list[str]:
+    ind = ex.indent
+
+    def block(out) -> list[str]:
+        title = "Output"
+        if ex.options.nondeterministic:
+            title = f"Sample output, not compared ({ex.options.nondeterministic})"
+            if out.header.sample:
+                title += f" — measured on {out.header.sample}"
+        title = title.replace('"', "'")
+        fence = "````" if "```" in out.text else "```"
+        body = [f"{ind}{line}" if line else "" for line in out.text.rstrip("\n").split("\n")]
+        return [f'{ind}{fence}text title="{title}"', *body, f"{ind}{fence}"]
+
+    if ex.cuda_output is None:
+        return block(ex.output)
+    lines = []
+    for tab, out in (("CPU", ex.output), ("CUDA", ex.cuda_output)):
+        indented = [f"{ind}    {line[len(ind) :]}" if line else "" for line in block(out)]
+        lines += [f'{ind}=== "{tab}"', "", *indented, ""]
+    return lines[:-1]
+
+
+def _machine_lines(ex: Example, recorded: dict[str, dict[str, dict]]) -> list[str]:
+    """A machine-dependent example's outputs, one tab per machine the record has, from real runs only."""
+    ind = ex.indent
+    reason = html.escape(ex.options.machine)
+    tabs = [(machine, found) for device in ("cpu", "cuda") for machine, found in recorded.get(device, {}).items()]
+    if not tabs:
+        return [
+            "",
+            f'{ind}!!! note "Output depends on the machine"',
+            "",
+            f"{ind}    {reason}. No run of this code is recorded yet.",
+        ]
+    lines = ["", f"{ind}*The output depends on the machine ({reason}). As printed on each machine that ran it:*", ""]
+    for machine, found in tabs:
+        text = found["output"].rstrip("\n") or "(prints nothing)"
+        fence = "````" if "```" in text else "```"
+        title = f"Output on {machine} · torch {found['torch']} · {found['date']}".replace('"', "'")
+        body = [f"{ind}    {line}" if line else "" for line in text.split("\n")]
+        lines += [
+            f'{ind}=== "On {machine}"',
+            "",
+            f'{ind}    {fence}text title="{title}"',
+            *body,
+            f"{ind}    {fence}",
+            "",
+        ]
+    return lines[:-1]
+
+
+def _code_header(ex: Example) -> str:
+    notes = []
+    o = ex.options
+    if o.raises:
+        notes.append(f"raises {o.raises}")
+    if o.warns:
+        notes.append(f"warns {o.warns}")
+    if o.skip:
+        notes.append(f"not run: {o.skip}")
+    if o.machine:
+        notes.append("output depends on the machine")
+    if o.devices != ("cpu", "cuda"):
+        notes.append(f"{'/'.join(DEVICE_LABEL[d] for d in o.devices)} only")
+    title = f' title="{"; ".join(notes)}"' if notes else ""
+    return f"{ex.indent}```python{title}"
+
+
+def pitfalls_as_admonitions(lines: list[str]) -> list[str]:
+    """Under "## Common pitfalls", each pitfall (a paragraph opening in bold, with its examples) becomes a
+    warning admonition."""
+    try:
+        start = lines.index("## Common pitfalls") + 1
+    except ValueError:
+        return lines
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
+    chunks: list[list[str]] = [[]]
+    fenced = False
+    for i in range(start, end):
+        line = lines[i]
+        if line.startswith("```"):
+            fenced = not fenced
+        if not fenced and line.startswith("**") and (i == start or not lines[i - 1].strip()):
+            chunks.append([])
+        chunks[-1].append(line)
+    out = chunks[0]
+    for chunk in chunks[1:]:
+        while chunk and not chunk[-1].strip():
+            chunk.pop()
+        out += ['!!! warning "Pitfall"', "", *(f"    {x}" if x.strip() else "" for x in chunk), ""]
+    return lines[:start] + out + lines[end:]
+
+
+def _device_setup(examples: list[Example]) -> list[tuple[int, int, list[str]]]:
+    """The visible `device = ...` line, in the first example of the page that reads `device` (copyable.py)."""
+    for ex in examples:
+        if ex.error is None and copyable.reads_undefined_device(ex.code):
+            skip, new = copyable.setup_lines(ex.code, ex.options.devices)
+            if ex.include:  # the snippet line is expanded later: the setup goes before the whole script
+                skip, new = 0, ["import torch", new[-1]]
+            return [(ex.line + skip, ex.line + skip, [f"{ex.indent}{x}" for x in new])]
+    return []
+
+
+def tldr(summary: str) -> str:
+    """The front matter's one-line summary, shown under the title."""
+    return f'<p class="hb-tldr" markdown="span"><span class="hb-tldr-label">TL;DR</span> {html.escape(summary, quote=False)}</p>'
+
+
+def render(text: str, path, record: dict, migration_maps: dict | None = None) -> str:
+    """Markdown for the site: front matter removed, badges and signature added, fences made plain."""
+    page = parse_page(path, text)
+    lines = text.split("\n")
+    edits: list[tuple[int, int, list[str]]] = []  # 0-based [start, end) → replacement
+    edits += _device_setup(page.examples)
+    for ex in page.examples:
+        anchor = [f'{ex.indent}<a id="ex-{ex.options.id}"></a>', ""] if ex.options.id else []
+        header = [*anchor, _code_header(ex)]
+        if ex.options.devices == ("cuda",) and not ex.include and GPU_ONLY not in ex.code:
+            header.append(f"{ex.indent}{GPU_ONLY}")  # a reader who copies it learns why it fails on a CPU
+        edits.append((ex.line - 1, ex.line, header))
+        if ex.output is not None:
+            end = (ex.cuda_output or ex.output).end_line
+            edits.append((ex.output.line - 1, end, _output_lines(ex)))
+        elif ex.options.machine:
+            recorded = records.machine_outputs(record, page.rel, ex.code_hash)
+            edits.append((ex.end_line, ex.end_line, _machine_lines(ex, recorded)))
+    h1 = next((h for h in page.headings if h.level == 1), None)
+    if h1 is not None:
+        summary = (page.front or {}).get("summary")
+        extra = [tldr(summary)] if isinstance(summary, str) and summary.strip() else []
+        extra += [badges(page, record)] if page.examples else []
+        aliases = (page.front or {}).get("aliases") or []
+        if aliases:
+            # Searchable words people remember; spaced apart so each one is its own search token.
+            words = " · ".join(html.escape(str(a)) for a in aliases)
+            extra.append(f'<p class="hb-aliases">Also searched as: {words}</p>')
+        if extra:
+            edits.append((h1.line, h1.line, ["", *extra]))
+    official = next((h for h in page.headings if h.level == 2 and h.text == "Official definition"), None)
+    api = page.front.get("api") if page.front else None
+    if official is not None and api:
+        edits.append((official.line, official.line, ["", *official_markdown(api)]))
+    for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
+        lines[start:end] = new
+    lines = pitfalls_as_admonitions(lines) + history.section(page)
+    if maps.markers(text):
+        known = maps.load_all() if migration_maps is None else migration_maps
+        lines = maps.expand("\n".join(lines), Path(path).resolve(), known).split("\n")
+    if page.front is not None or (lines and lines[0].strip() == "---"):
+        close = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+        lines = lines[close + 1 :]
+    return "\n".join(lines)
+
+
+def load_record() -> dict:
+    return records.load()

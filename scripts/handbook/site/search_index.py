@@ -1,0 +1,119 @@
+"""Post-process mkdocs-material's search index so readers find pages by the words they remember.
+
+- `api`: the API's dotted name (boosted above everything: `no_grad` finds torch.no_grad first);
+- `aliases`: the front matter's search words, English and Chinese (boosted above titles);
+- Chinese text: jieba splits text into words joined by U+200B; a word of one Han character left on its own makes
+  the browser's greedy query segmentation cut a two-character query down to that character, so such single
+  characters are joined to their neighbour (U+200B is invisible, so the page text does not change), and one that
+  stands alone between other words (numpy 转 tensor) is left out of the index.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ZWSP = "\u200b"
+_HAN = "\u4e00-\u9fff"
+_HAN_RUN = re.compile(rf"[{_HAN}][{_HAN}{ZWSP}]*[{_HAN}]")
+
+
+def _merge_single_characters(run: str) -> str:
+    words = run.split(ZWSP)
+    merged: list[str] = []
+    for word in words:
+        if merged and (len(word) == 1 or len(merged[-1]) == 1):
+            merged[-1] += word
+        else:
+            merged.append(word)
+    return ZWSP.join(merged)
+
+
+_LONE_HAN = re.compile(rf"(?<![{_HAN}\w])[{_HAN}](?![{_HAN}\w])")
+
+
+def join_single_han(text: str) -> str:
+    """No index key of one Han character: merge it with its Han neighbour, or drop it when it stands alone."""
+    text = _HAN_RUN.sub(lambda m: _merge_single_characters(m.group()), text)
+    return _LONE_HAN.sub(" ", text)
+
+
+def _segment(words: list[str]) -> str:
+    import jieba
+
+    parts = [ZWSP.join(jieba.cut(w)) if re.search(f"[{_HAN}]", w) else w for w in words]
+    return join_single_han(f" {ZWSP} ".join(parts).replace(" ", ZWSP))
+
+
+# mkdocs-material 9.8's search worker splits a Chinese query greedily into words of the index, but its loop stops
+# one character short: the whole query, or a last word, is never tried, so 随机失活 is searched as 随机 alone.
+WORKER_BUG = "for(let o=s+1;o<t.length;o++)t.slice(s,o)in e&&(n[s]=o-s)"
+WORKER_FIX = "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e&&(n[s]=o-s)"
+
+
+# The offline copy loads a prebuilt index (prebuilt_index.py): built once at build time by this same worker code,
+# so offline search gives exactly the online results without building the index on every page load. Only in the
+# iframe-worker (file://, where the worker's lunr path is not the relative "../lunr") is the prebuilt file loaded.
+PREBUILT_PATCHES = [
+    (  # load search/search_prebuilt.js with the language scripts, in the offline copy only
+        "t.lang.length>1&&r.push(`${e}/min/lunr.multi.min.js`)",
+        "t.lang.length>1&&r.push(`${e}/min/lunr.multi.min.js`),"
+        'e!=="../lunr"&&r.push(`${e}/../../../search/search_prebuilt.js`)',
+    ),
+    (  # use it when present: the same index, loaded instead of built
+        "this.index=lunr(function(){",
+        "this.index=self.__prebuilt?(lunr.tokenizer.separator=new RegExp(e.separator),"
+        '"TinySegmenter"in lunr&&(lunr.segmenter=new lunr.TinySegmenter),'
+        "e.lang.length>1&&lunr.multiLanguage(...e.lang),this.table=new Map(self.__prebuilt.table),"
+        "this.refs=self.__prebuilt.refs,"
+        "lunr.Index.load(self.__prebuilt.index)):lunr(function(){",
+    ),
+    (  # the prebuilt index names documents by number (prebuild_search.js): back to their locations
+        "reduce((s,{ref:o,score:a,matchData:u})=>{let c=this.map.get(o);",
+        "reduce((s,{ref:o,score:a,matchData:u})=>{let c=this.map.get(this.refs?this.refs[o]:o);",
+    ),
+    (  # expose the built index, so the build can serialize it
+        "case 0:return yield Ie(t.data.config),de=new U(t.data),{type:1};",
+        "case 0:return yield Ie(t.data.config),de=new U(t.data),self.__search=de,{type:1};",
+    ),
+]
+
+
+class WorkerPatchError(RuntimeError):
+    pass
+
+
+def patch_worker(site_dir: Path) -> Path:
+    """Fix the query segmentation loop in the built search worker and let it load a prebuilt index; fail loudly
+    if the theme's code changed."""
+    workers = sorted((site_dir / "assets" / "javascripts" / "workers").glob("search.*.min.js"))
+    if len(workers) != 1:
+        raise WorkerPatchError(f"expected one search worker in {site_dir}, found {len(workers)}")
+    text = workers[0].read_text(encoding="utf-8")
+    for old, new in [(WORKER_BUG, WORKER_FIX), *PREBUILT_PATCHES]:
+        if text.count(old) != 1:
+            raise WorkerPatchError(
+                f"mkdocs-material's search worker changed: review the patches in handbook/site/search_index.py ({old!r})"
+            )
+        text = text.replace(old, new)
+    workers[0].write_text(text, encoding="utf-8")
+    return workers[0]
+
+
+_PRE = re.compile(r"<pre>.*?</pre>", re.S)
+
+
+def enrich(index: dict, aliases: dict[str, list[str]], apis: dict[str, str]) -> None:
+    """Add `aliases` and `api` fields to each page's top entry; tidy Chinese segmentation everywhere; leave code
+    and output blocks out of the text (a quarter of the index: tensor values and variable names that no reader
+    searches for, and whose weight slows every page's index load)."""
+    for entry in index["docs"]:
+        entry["text"] = _PRE.sub(" ", entry["text"])
+        for field in ("title", "text"):
+            entry[field] = join_single_han(entry[field])
+        location = entry["location"]
+        if location in aliases:
+            entry["aliases"] = _segment(aliases[location])
+        if location in apis:
+            api = apis[location]
+            entry["api"] = ZWSP.join([api, api.rsplit(".", 1)[-1]])

@@ -1,0 +1,298 @@
+"""Parse a Markdown page into its regions: front matter, headings, links and examples.
+
+Line numbers are 1-based and always those of the page file, so every example is named `path:line`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import yaml
+from markdown_it import MarkdownIt
+
+from handbook import ROOT
+from handbook.verify.fences import FenceError, Options, OutputHeader, parse_options, parse_output_header, split_info
+
+_INCLUDE = re.compile(r'^--8<--\s+"([^"]+)"$')
+_BROKEN_FENCE = re.compile(r"^\s*```+\s*(python|output)\b[^`]*`")
+_KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
+_CLOSING = re.compile(r"^[\s>]*(`{3,}|~{3,})\s*$")
+_md = MarkdownIt("commonmark").enable("table")
+
+
+@dataclass
+class OutputBlock:
+    line: int  # opening fence
+    end_line: int  # closing fence
+    text: str
+    header: OutputHeader
+
+    @property
+    def label(self) -> str:
+        return self.header.label
+
+
+@dataclass
+class Example:
+    path: str
+    line: int  # opening fence of the python block
+    end_line: int  # its closing fence
+    indent: str  # indentation of the fence (inside list items)
+    code: str
+    filename: str  # what tracebacks name: the page, or the included script
+    code_line: int  # line of the code's first line in `filename`
+    options: Options
+    include: str | None = None
+    error: str | None = None  # a fence or include problem: the example cannot run
+    output: OutputBlock | None = None
+    cuda_output: OutputBlock | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def expected(self, device: str) -> str:
+        if device == "cuda" and self.cuda_output is not None:
+            return self.cuda_output.text
+        return self.output.text if self.output is not None else ""
+
+    def runs_on(self, device: str) -> bool:
+        return device in self.options.devices
+
+    @property
+    def code_hash(self) -> str:
+        return hashlib.sha256(self.code.encode()).hexdigest()[:10]
+
+    def sample_block(self, device: str) -> OutputBlock | None:
+        """Where a nondeterministic example keeps its sample for this device."""
+        if device == "cuda" and "cpu" in self.options.devices:
+            return self.cuda_output
+        return self.output
+
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+    line: int
+
+
+@dataclass
+class Link:
+    target: str
+    line: int
+
+
+@dataclass
+class Problem:
+    """A structural problem found while parsing; lint reports it under `code`."""
+
+    line: int
+    code: str
+    message: str
+
+
+@dataclass
+class Page:
+    path: Path
+    rel: str
+    text: str
+    front: dict | None = None
+    front_lines: dict[str, int] = field(default_factory=dict)
+    headings: list[Heading] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    examples: list[Example] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    newline: str = "\n"  # the file's line ending; `text` always holds "\n"
+    digest: str | None = None  # sha256 of the file's bytes as read: --update writes only over these
+    unreadable: bool = False  # not UTF-8: nothing of it was parsed
+
+    @property
+    def unsafe_to_rewrite(self) -> list[Problem]:
+        """Problems that make the page's structure uncertain: --update must not touch it."""
+        return [p for p in self.problems if p.code in ("HB005", "HB063", "HB065")]
+
+    @property
+    def kind(self) -> str | None:
+        return self.front.get("kind") if isinstance(self.front, dict) else None
+
+    @cached_property
+    def examples_hash(self) -> str:
+        """What verification covers: code, options and expected output of every example."""
+        data = [
+            [e.code, e.options.raw, e.output.text if e.output else None, e.cuda_output.text if e.cuda_output else None]
+            for e in self.examples
+        ]
+        return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
+
+
+def relpath(path: Path) -> str:
+    path = path.resolve()
+    try:
+        return path.relative_to(ROOT).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def read_page_text(path: Path) -> tuple[str, str, str]:
+    """(text with "\n" line ends, the file's line ending, sha256 of its bytes). UnicodeDecodeError if not UTF-8."""
+    data = Path(path).read_bytes()
+    text = data.decode("utf-8")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    return text.replace("\r\n", "\n"), newline, hashlib.sha256(data).hexdigest()
+
+
+def decode_error_line(data: bytes, exc: UnicodeDecodeError) -> int:
+    return data[: exc.start].count(b"\n") + 1
+
+
+def parse_page(path: Path, text: str | None = None) -> Page:
+    path = Path(path)
+    newline, digest = "\n", None
+    if text is None:
+        try:
+            text, newline, digest = read_page_text(path)
+        except UnicodeDecodeError as exc:
+            page = Page(path=path.resolve(), rel=relpath(path), text="", unreadable=True)
+            line = decode_error_line(path.read_bytes(), exc)
+            page.problems.append(Problem(line, "HB005", f"page is not valid UTF-8 ({exc.reason} at byte {exc.start})"))
+            return page
+    page = Page(path=path.resolve(), rel=relpath(path), text=text, newline=newline, digest=digest)
+    lines = text.split("\n")
+    body_lines = _read_front_matter(page, lines)
+    # A lone CR ends a line for markdown-it but not for our line numbers: parse it as the space it shows as.
+    tokens = _md.parse("\n".join(body_lines).replace("\r", " "))
+    _collect(page, tokens, lines)
+    for n, line in enumerate(lines, 1):
+        # CommonMark: a backtick in the info string means this is not a fence, so the example would never run
+        if _BROKEN_FENCE.match(line):
+            page.problems.append(Problem(n, "HB063", "fence line holds a backtick, so it is no code fence at all"))
+    broken = [p.line for p in page.problems if p.code == "HB063"]
+    if broken:
+        # The broken fence's closing line then opens a fence that never closes: one mistake, reported once.
+        page.problems = [p for p in page.problems if not (p.code == "HB065" and p.line > broken[0])]
+    return page
+
+
+def _read_front_matter(page: Page, lines: list[str]) -> list[str]:
+    """Parse the front matter; return the lines with it blanked, so line numbers stay true."""
+    if not lines or lines[0].strip() != "---":
+        page.problems.append(Problem(1, "HB001", "page has no front matter (a first line '---')"))
+        return lines
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        page.problems.append(Problem(1, "HB001", "front matter is not closed by a line '---'"))
+        return lines
+    block = "\n".join(lines[1:end])
+    try:
+        data = yaml.safe_load(block) if block.strip() else {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark else 1
+        page.problems.append(Problem(line, "HB001", f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}"))
+        return [""] * (end + 1) + lines[end + 1 :]
+    if not isinstance(data, dict):
+        page.problems.append(Problem(1, "HB001", "front matter must be a mapping of keys to values"))
+        data = None
+    page.front = data
+    for i in range(1, end):
+        m = _KEY_LINE.match(lines[i])
+        if m:
+            page.front_lines.setdefault(m.group(1), i + 1)
+    return [""] * (end + 1) + lines[end + 1 :]
+
+
+def _collect(page: Page, tokens, lines: list[str]) -> None:
+    last_example: Example | None = None
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            inline = tokens[i + 1]
+            page.headings.append(Heading(int(tok.tag[1]), inline.content.strip(), tok.map[0] + 1))
+        elif tok.type == "inline" and tok.children:
+            for child in tok.children:
+                if child.type == "link_open":
+                    page.links.append(Link(str(child.attrGet("href") or ""), tok.map[0] + 1))
+        elif tok.type == "fence":
+            line, end_line = tok.map[0] + 1, tok.map[1]
+            if not _closes(tok, lines, end_line):
+                page.problems.append(
+                    Problem(line, "HB065", "code fence opened here is never closed (it runs to the end of the page)")
+                )
+            try:
+                lang, words = split_info(tok.info)
+            except FenceError as exc:
+                page.problems.append(Problem(line, "HB060", str(exc)))
+                lang, words = "", []
+            if lang == "python":
+                last_example = _example(page, tok, line, end_line, words, lines)
+                page.examples.append(last_example)
+            elif lang == "output":
+                _attach_output(page, last_example, tok, line, end_line, words, lines)
+            else:
+                last_example = None
+
+
+def _closes(tok, lines: list[str], end_line: int) -> bool:
+    """The fence's last line is a closing fence of its own kind: else the fence swallowed the rest of the page."""
+    if end_line <= tok.map[0] + 1 or end_line > len(lines):
+        return False
+    m = _CLOSING.match(lines[end_line - 1])
+    return bool(m) and m.group(1)[0] == tok.markup[0] and len(m.group(1)) >= len(tok.markup)
+
+
+def _example(page: Page, tok, line: int, end_line: int, words: list[str], lines: list[str]) -> Example:
+    indent = lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]
+    error = None
+    try:
+        options = parse_options(words)
+    except FenceError as exc:
+        options, error = Options(raw=" ".join(words)), str(exc)
+        page.problems.append(Problem(line, "HB060", str(exc)))
+    code, filename, code_line, include = tok.content, page.rel, line + 1, None
+    m = _INCLUDE.match(code.strip())
+    if m:
+        include = m.group(1)
+        script = ROOT / include
+        if script.is_file():
+            try:
+                code, filename, code_line = script.read_text(encoding="utf-8"), include, 1
+            except UnicodeDecodeError as exc:
+                error = f"included script {include} is not valid UTF-8 ({exc.reason} at byte {exc.start})"
+                page.problems.append(Problem(line, "HB005", error))
+        else:
+            error = f"included script {include} does not exist"
+            page.problems.append(Problem(line, "HB062", error))
+    return Example(page.rel, line, end_line, indent, code, filename, code_line, options, include, error)
+
+
+def _attach_output(page: Page, example: Example | None, tok, line, end_line, words, lines) -> None:
+    try:
+        header = parse_output_header(words)
+    except FenceError as exc:
+        page.problems.append(Problem(line, "HB061", str(exc)))
+        return
+    label = header.label
+    block = OutputBlock(line, end_line, tok.content, header)
+    if example is None or not _adjacent(lines, example.cuda_output or example.output or example, line):
+        page.problems.append(Problem(line, "HB061", "output block does not directly follow a python block"))
+    elif example.options.machine:
+        page.problems.append(
+            Problem(line, "HB064", f"{example.name} has machine=: its outputs live in the record, not on the page")
+        )
+    elif label == "" and example.output is None and example.cuda_output is None:
+        example.output = block
+    elif label == "cuda" and example.cuda_output is None:
+        example.cuda_output = block
+    else:
+        page.problems.append(Problem(line, "HB061", f"extra output block for the example at {example.name}"))
+
+
+def _adjacent(lines: list[str], previous, line: int) -> bool:
+    """True when only blank lines stand between the previous fence's end and `line`."""
+    return all(not lines[i].strip() for i in range(previous.end_line, line - 1))
