@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: site test serve lint verify update portability bench sitebench check format clean
+.PHONY: site site-zensical render test serve lint verify update portability bench sitebench check format clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,13 +38,25 @@ update: $(STAMP)
 portability: $(STAMP)
 	$(PY) -m handbook verify --portability
 
-site: lint verify
-	$(VENV)/bin/mkdocs build --strict
+# The render step writes build/ (the pages' final Markdown, the generated pages, build/mkdocs.yml and
+# build/zensical.yml, build/search-data.json); the site generator only converts that folder.
+render: $(STAMP)
+	$(PY) -m handbook render
+
+site: lint verify render
+	$(VENV)/bin/mkdocs build --strict -f build/mkdocs.yml
 	$(PY) -m handbook offline
 	$(PY) -m handbook linkcheck
 
-serve: $(STAMP)
-	$(VENV)/bin/mkdocs serve
+# The same rendered folder through Zensical (a second target; MkDocs stays the default), into site-zensical/.
+site-zensical: lint verify render
+	$(VENV)/bin/zensical build -f build/zensical.yml
+	$(PY) -m handbook.site.zensical_adapter site-zensical
+	$(PY) -m handbook linkcheck site-zensical
+
+# Live preview of the rendered folder: run `make render` again to see a change to docs/.
+serve: render
+	$(VENV)/bin/mkdocs serve -f build/mkdocs.yml
 
 test: $(STAMP)
 	$(PY) -m pytest
@@ -63,7 +75,7 @@ check: $(STAMP)
 	$(MAKE) test site
 
 clean:
-	rm -rf site .handbook-cache
+	rm -rf site site-zensical build .handbook-cache
 
 sitebench: $(STAMP)
 	$(PY) -m handbook sitebench

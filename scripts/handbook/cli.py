@@ -73,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     u.add_argument("--prune", action="store_true", help="remove the environments it created once done")
     u.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
 
+    r = sub.add_parser("render", help="write every page's final Markdown, the generated pages and the site config")
+    r.add_argument("--out", help="build folder (default: build/): docs/, mkdocs.yml, zensical.yml, search-data.json")
+    r.add_argument("--offline", action="store_true", help="render for the offline copy (no directory URLs)")
+
     sub.add_parser("offline", help="build the offline copy and zip it into site/download/")
     sub.add_parser("sitebench", help="site build time, search latency in Chromium, index and zip sizes")
     lh = sub.add_parser("lighthouse", help="Lighthouse scores of the home page and five api pages of a built site")
@@ -160,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         return upgrade_main(
             args.version, args.torchvision, args.baseline, args.out, args.paths or None, args.jobs, args.prune
         )
+    if args.command == "render":
+        from handbook.site.build import main as render_main
+
+        return render_main(args.out, args.offline)
     if args.command == "offline":
         from handbook.site.offline import main as offline_main
 

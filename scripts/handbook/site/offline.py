@@ -1,4 +1,8 @@
-"""`python -m handbook offline`: build the offline copy (mkdocs offline plugin) and zip it into site/download/."""
+"""`python -m handbook offline`: build the offline copy and zip it into site/download/.
+
+The render step renders the pages again for it (`render --offline`: no directory URLs, the offline plugin on,
+the home page says it is the offline copy), MkDocs converts them, and the prebuilt search index is added.
+"""
 
 from __future__ import annotations
 
@@ -9,22 +13,26 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from handbook import ROOT
+from handbook import DOCS, ROOT
+from handbook.site import build as render_step
 from handbook.site import prebuilt_index
 
 ZIP_NAME = "pytorch-handbook-offline.zip"
 FOLDER = "pytorch-handbook"  # the one top-level folder inside the zip
 
 
-def build(site_dir: Path = ROOT / "site") -> Path:
+def build(site_dir: Path = ROOT / "site", docs: Path = DOCS) -> Path:
     """Build the offline site in a temporary folder and zip it to site_dir/download/. Returns the zip's path."""
     target = site_dir / "download" / ZIP_NAME
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / FOLDER
-        env = dict(os.environ, HANDBOOK_OFFLINE="true", NO_MKDOCS_2_WARNING="1")
+        rendered = Path(tmp) / "build"
+        render_step.write(rendered, docs, offline=True)
+        env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
         subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(rendered / "mkdocs.yml")]
+            + ["-d", str(out)],
             cwd=ROOT,
             env=env,
             check=True,

@@ -1,11 +1,8 @@
-"""Post-process mkdocs-material's search index so readers find pages by the words they remember.
+"""Post-process mkdocs-material's built search index and worker (the MkDocs adapter calls these; no MkDocs import).
 
-- `api`: the API's dotted name (boosted above everything: `no_grad` finds torch.no_grad first);
-- `aliases`: the front matter's search words, English and Chinese (boosted above titles);
-- Chinese text: jieba splits text into words joined by U+200B; a word of one Han character left on its own makes
-  the browser's greedy query segmentation cut a two-character query down to that character, so such single
-  characters are joined to their neighbour (U+200B is invisible, so the page text does not change), and one that
-  stands alone between other words (numpy 转 tensor) is left out of the index.
+- `enrich`: adds the render step's search data (search_data.py: `aliases`, `api`) to each page's top entry, which
+  mkdocs.yml's search `fields` boost; tidies the Chinese segmentation the search plugin's jieba pass wrote.
+- `patch_worker`: fixes the worker's Chinese query segmentation and lets it load the offline copy's prebuilt index.
 """
 
 from __future__ import annotations
@@ -13,37 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ZWSP = "\u200b"
-_HAN = "\u4e00-\u9fff"
-_HAN_RUN = re.compile(rf"[{_HAN}][{_HAN}{ZWSP}]*[{_HAN}]")
-
-
-def _merge_single_characters(run: str) -> str:
-    words = run.split(ZWSP)
-    merged: list[str] = []
-    for word in words:
-        if merged and (len(word) == 1 or len(merged[-1]) == 1):
-            merged[-1] += word
-        else:
-            merged.append(word)
-    return ZWSP.join(merged)
-
-
-_LONE_HAN = re.compile(rf"(?<![{_HAN}\w])[{_HAN}](?![{_HAN}\w])")
-
-
-def join_single_han(text: str) -> str:
-    """No index key of one Han character: merge it with its Han neighbour, or drop it when it stands alone."""
-    text = _HAN_RUN.sub(lambda m: _merge_single_characters(m.group()), text)
-    return _LONE_HAN.sub(" ", text)
-
-
-def _segment(words: list[str]) -> str:
-    import jieba
-
-    parts = [ZWSP.join(jieba.cut(w)) if re.search(f"[{_HAN}]", w) else w for w in words]
-    return join_single_han(f" {ZWSP} ".join(parts).replace(" ", ZWSP))
-
+from handbook.site.search_data import join_single_han
 
 # mkdocs-material 9.8's search worker splits a Chinese query greedily into words of the index, but its loop stops
 # one character short: the whole query, or a last word, is never tried, so 随机失活 is searched as 随机 alone.
@@ -103,17 +70,14 @@ def patch_worker(site_dir: Path) -> Path:
 _PRE = re.compile(r"<pre>.*?</pre>", re.S)
 
 
-def enrich(index: dict, aliases: dict[str, list[str]], apis: dict[str, str]) -> None:
-    """Add `aliases` and `api` fields to each page's top entry; tidy Chinese segmentation everywhere; leave code
-    and output blocks out of the text (a quarter of the index: tensor values and variable names that no reader
-    searches for, and whose weight slows every page's index load)."""
+def enrich(index: dict, data: dict) -> None:
+    """Add the `aliases` and `api` fields of the search data to each page's top entry; tidy Chinese segmentation
+    everywhere; leave code and output blocks out of the text (a quarter of the index: tensor values and variable
+    names that no reader searches for, and whose weight slows every page's index load)."""
     for entry in index["docs"]:
         entry["text"] = _PRE.sub(" ", entry["text"])
         for field in ("title", "text"):
             entry[field] = join_single_han(entry[field])
-        location = entry["location"]
-        if location in aliases:
-            entry["aliases"] = _segment(aliases[location])
-        if location in apis:
-            api = apis[location]
-            entry["api"] = ZWSP.join([api, api.rsplit(".", 1)[-1]])
+        for field in ("aliases", "api"):
+            if entry["location"] in data[field]:
+                entry[field] = data[field][entry["location"]]

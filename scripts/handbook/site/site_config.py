@@ -1,0 +1,97 @@
+"""The site generator's configuration for the rendered folder, from the project's mkdocs.yml.
+
+mkdocs.yml at the root holds what does not change between builds (theme, palette, plugins, Markdown extensions);
+the render step writes, beside the rendered docs/, one complete configuration per generator with what it knows:
+docs_dir, the navigation, the versions (copyright, extra.handbook), tags_allowed from tags/tags.yml, the offline
+switch, and absolute paths so the build runs from any folder. MkDocs gets the adapter as its one hook; Zensical
+runs no hooks and gets the classic look of mkdocs-material.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import yaml
+
+from handbook import ROOT
+
+SOURCE = ROOT / "mkdocs.yml"
+ADAPTER = ROOT / "scripts" / "handbook" / "site" / "mkdocs_hooks.py"
+IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
+GENERATORS = {"mkdocs": ("mkdocs.yml", ROOT / "site"), "zensical": ("zensical.yml", ROOT / "site-zensical")}
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def load_source(path: Path = SOURCE) -> dict:
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for key in ("nav", "hooks", "docs_dir", "site_dir", "copyright", "extra"):
+        if key in config:
+            raise ConfigError(
+                f"{path}: '{key}' is written by the render step (handbook/site/site_config.py); remove it"
+            )
+    return config
+
+
+def _plugins(config: dict) -> list:
+    return [p if isinstance(p, dict) else {p: {}} for p in config.get("plugins", [])]
+
+
+def _set_plugin(plugins: list, name: str, options: dict) -> None:
+    for entry in plugins:
+        if name in entry:
+            entry[name] = {**(entry[name] or {}), **options}
+            return
+    plugins.append({name: options})
+
+
+def _snippets_from_root(extensions: list) -> list:
+    out = []
+    for ext in extensions:
+        if isinstance(ext, dict) and "pymdownx.snippets" in ext:
+            options = dict(ext["pymdownx.snippets"] or {})
+            options["base_path"] = [str((ROOT / p).resolve()) for p in options.get("base_path", ["."])]
+            ext = {"pymdownx.snippets": options}
+        out.append(ext)
+    return out
+
+
+def generate(
+    generator: str, docs: Path, nav: list, env: dict, offline: bool, tag_ids: list[str], source: dict | None = None
+) -> dict:
+    config = copy.deepcopy(load_source() if source is None else source)
+    name, site_dir = GENERATORS[generator]
+    config["docs_dir"] = str(docs.resolve())
+    config["site_dir"] = str(site_dir)
+    config["nav"] = nav
+    config["copyright"] = f"Examples verified against torch {env['torch']} · torchvision {env['torchvision']}"
+    config["extra"] = {"handbook": {**env, "offline": offline}}
+    if offline:  # the vendored shim, so the offline plugin does not add unpkg.com's
+        config["extra"]["polyfills"] = [IFRAME_WORKER]
+    theme = config.setdefault("theme", {})
+    theme["custom_dir"] = str((ROOT / theme.get("custom_dir", "overrides")).resolve())
+    config["extra_css"] = [css for css in config.get("extra_css", []) if (docs / css).exists()]
+    plugins = _plugins(config)
+    _set_plugin(plugins, "tags", {"tags_allowed": list(tag_ids)})
+    _set_plugin(plugins, "offline", {"enabled": offline})
+    config["plugins"] = plugins
+    config["markdown_extensions"] = _snippets_from_root(config.get("markdown_extensions", []))
+    if generator == "mkdocs":
+        config["hooks"] = [str(ADAPTER)]
+    else:
+        theme["variant"] = "classic"
+    return config
+
+
+def write(out: Path, generator: str, nav: list, env: dict, offline: bool, tag_ids: list[str]) -> Path:
+    config = generate(generator, out / "docs", nav, env, offline, tag_ids)
+    path = out / GENERATORS[generator][0]
+    path.write_text(
+        "# Written by `python -m handbook render` from mkdocs.yml: edit that file, not this one.\n"
+        + yaml.safe_dump(config, allow_unicode=True, sort_keys=False, width=120),
+        encoding="utf-8",
+    )
+    return path

@@ -1,0 +1,55 @@
+"""The Zensical adapter: what the render step cannot write into the pages, applied to Zensical's built site.
+
+Zensical runs no hooks; its search (its own engine, not lunr) takes the index language from theme.language only,
+so the handbook's English site would get no Chinese word segmentation. This sets the built index's languages to
+mkdocs.yml's `search: lang` ([en, zh]): Zensical's worker then splits Chinese text with the browser's
+Intl.Segmenter. Run after `zensical build`: `python -m handbook.site.zensical_adapter SITE`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from handbook.site import site_config
+
+
+class AdapterError(RuntimeError):
+    pass
+
+
+def search_languages() -> list[str]:
+    for entry in site_config.load_source().get("plugins", []):
+        if isinstance(entry, dict) and "search" in entry:
+            return list((entry["search"] or {}).get("lang") or ["en"])
+    return ["en"]
+
+
+def patch_search(site: Path, languages: list[str]) -> Path:
+    path = site / "search.json"
+    if not path.exists():
+        raise AdapterError(f"{path}: no search index (did zensical build write this site?)")
+    index = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(index, dict) or "config" not in index or "items" not in index:
+        raise AdapterError(
+            f"{path}: not the index Zensical 0.0.73 writes ({{config, items}}): review zensical_adapter.py"
+        )
+    index["config"]["lang"] = languages
+    path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    site = Path(args[0] if args else site_config.GENERATORS["zensical"][1])
+    try:
+        patch_search(site, search_languages())
+    except AdapterError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
