@@ -48,11 +48,11 @@ site: lint verify render
 	$(PY) -m handbook offline
 	$(PY) -m handbook linkcheck
 
-# The same rendered folder through Zensical (a second target; MkDocs stays the default), into site-zensical/.
+# The same rendered folder through Zensical (a second target; MkDocs stays the default), into build/site-zensical/.
 site-zensical: lint verify render
 	$(VENV)/bin/zensical build -f build/zensical.yml
-	$(PY) -m handbook.site.zensical_adapter site-zensical
-	$(PY) -m handbook linkcheck site-zensical
+	$(PY) -m handbook.site.zensical_adapter build/site-zensical
+	$(PY) -m handbook linkcheck build/site-zensical
 
 # Live preview of the rendered folder: run `make render` again to see a change to docs/.
 serve: render
@@ -75,7 +75,7 @@ check: $(STAMP)
 	$(MAKE) test site
 
 clean:
-	rm -rf site site-zensical build .handbook-cache
+	rm -rf site build .handbook-cache
 
 sitebench: $(STAMP)
 	$(PY) -m handbook sitebench

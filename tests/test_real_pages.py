@@ -68,9 +68,13 @@ def test_committed_record_matches_every_page():
 
 
 def test_site_builds_strictly(tmp_path):
+    from handbook.site import build
+
+    build.write(tmp_path / "build")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    config = tmp_path / "build" / "mkdocs.yml"
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(config), "-d", str(tmp_path / "site")],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -59,16 +59,32 @@ def test_each_pitfall_becomes_a_warning_admonition(tmp_path):
     assert "    **Second.** More." in out and "    ```python\n    print(1)" in out
 
 
-def test_missing_jieba_fails_the_build(monkeypatch):
+def test_missing_jieba_fails_the_build(monkeypatch, tmp_path):
     import sys
 
     import pytest
     from mkdocs.config import load_config
     from mkdocs.exceptions import PluginError
 
-    from handbook import ROOT
     from handbook.site import mkdocs_hooks
 
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: x\n")
+    (tmp_path / "docs").mkdir()
     monkeypatch.setitem(sys.modules, "jieba", None)  # makes `import jieba` raise ImportError
     with pytest.raises(PluginError, match="jieba is not installed"):
-        mkdocs_hooks.on_config(load_config(str(ROOT / "mkdocs.yml")))
+        mkdocs_hooks.on_config(load_config(str(config)))
+
+
+def test_adapter_refuses_a_configuration_the_render_step_did_not_write(tmp_path):
+    import pytest
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import PluginError
+
+    from handbook.site import mkdocs_hooks
+
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: x\n")
+    (tmp_path / "docs").mkdir()
+    with pytest.raises(PluginError, match=r"search-data.json not found.*python -m handbook render"):
+        mkdocs_hooks.on_config(load_config(str(config)))

@@ -1,4 +1,5 @@
-from handbook.site.search_index import ZWSP, enrich, join_single_han
+from handbook.site.search_data import ZWSP, api_field, join_single_han, segment
+from handbook.site.search_index import enrich
 
 
 def test_single_han_characters_never_become_index_keys():
@@ -15,7 +16,11 @@ def test_enrich_adds_api_and_segmented_aliases_to_the_page_entry_only():
             {"location": "torch/cat/#examples", "title": "Examples", "text": ""},
         ]
     }
-    enrich(index, {"torch/cat/": ["concatenate", "张量拼接"]}, {"torch/cat/": "torch.cat"})
+    data = {
+        "aliases": {"torch/cat/": segment(["concatenate", "张量拼接"])},
+        "api": {"torch/cat/": api_field("torch.cat")},
+    }
+    enrich(index, data)
     top, section = index["docs"]
     assert top["api"] == f"torch.cat{ZWSP}cat"
     assert "concatenate" in top["aliases"] and f"张量{ZWSP}拼接" in top["aliases"]

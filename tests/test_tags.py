@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from handbook.lint import tags
@@ -36,13 +38,12 @@ def test_bad_vocabulary_is_refused(tmp_path, text, message):
         tags.load(path)
 
 
-def test_mkdocs_tags_allowed_comes_from_the_vocabulary():
-    from mkdocs.config import load_config
+def test_tags_allowed_of_both_generated_configurations_comes_from_the_vocabulary():
+    from handbook.site import site_config
 
-    from handbook import ROOT
-    from handbook.site import mkdocs_hooks
-
-    config = load_config(str(ROOT / "mkdocs.yml"))
-    mkdocs_hooks.on_config(config)
-    allowed = {str(t) for t in config.plugins["material/tags"].config.tags_allowed}
-    assert allowed == set(tags.ids())
+    for generator in site_config.GENERATORS:
+        config = site_config.generate(
+            generator, Path("build/docs"), [], {"torch": "x", "torchvision": "y"}, False, tags.ids()
+        )
+        (options,) = [p["tags"] for p in config["plugins"] if "tags" in p]
+        assert options["tags_allowed"] == tags.ids(), generator

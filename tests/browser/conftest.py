@@ -1,4 +1,9 @@
-"""Build the real site (and its offline zip) once per test session, and a fixture site with CPU/CUDA tabs."""
+"""Build the real site (and its offline zip) once per test session, and a fixture site with CPU/CUDA tabs.
+
+Both go through the render step, then the site generator HANDBOOK_SITE_GENERATOR names: mkdocs (the default) or
+zensical (no offline copy: the offline test then fails on the missing zip). HANDBOOK_BUILT_SITE reuses a site
+(with its zip) built before.
+"""
 
 import os
 import subprocess
@@ -8,22 +13,38 @@ from pathlib import Path
 
 import pytest
 
-from handbook import ROOT
-from handbook.site import offline
+from handbook import DOCS, ROOT
+from handbook.site import build as render_step
+from handbook.site import offline, site_config
 
 ARTIFACTS = ROOT / "test-artifacts"
 FIXTURE_DOCS = Path(__file__).parents[1] / "fixtures" / "site" / "docs"
+GENERATOR = os.environ.get("HANDBOOK_SITE_GENERATOR", "mkdocs")
+if GENERATOR not in site_config.GENERATORS:
+    raise pytest.UsageError(f"HANDBOOK_SITE_GENERATOR={GENERATOR!r}: one of {', '.join(site_config.GENERATORS)}")
 
 
-def _mkdocs(config: Path, out: Path, **env) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(config), "-d", str(out)],
-        cwd=ROOT,
-        env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **env),
-        capture_output=True,
-        text=True,
-    )
+def _run(command: list[str]) -> None:
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def build(docs: Path, tmp: Path) -> Path:
+    """Render docs into tmp/build and convert it with the selected generator; returns the site folder."""
+    rendered = tmp / "build"
+    render_step.write(rendered, docs)
+    if GENERATOR == "mkdocs":
+        site = tmp / "site"
+        _run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(rendered / "mkdocs.yml")]
+            + ["-d", str(site)]
+        )
+        return site
+    site = site_config.site_dir("zensical", rendered)
+    _run([str(Path(sys.executable).with_name("zensical")), "build", "-f", str(rendered / "zensical.yml")])
+    _run([sys.executable, "-m", "handbook.site.zensical_adapter", str(site)])
+    return site
 
 
 @pytest.fixture(scope="session")
@@ -31,9 +52,9 @@ def built_site(tmp_path_factory) -> Path:
     reuse = os.environ.get("HANDBOOK_BUILT_SITE")  # iterate on the tests against a site (with its zip) built before
     if reuse:
         return Path(reuse)
-    out = tmp_path_factory.mktemp("site") / "site"
-    _mkdocs(ROOT / "mkdocs.yml", out)
-    offline.build(out)
+    out = build(DOCS, tmp_path_factory.mktemp("site"))
+    if GENERATOR == "mkdocs":
+        offline.build(out)
     return out
 
 
@@ -48,18 +69,7 @@ def offline_site(built_site, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def fixture_site(tmp_path_factory) -> Path:
     """The real configuration over a small docs folder whose pages have CUDA outputs (test input, not records)."""
-    tmp = tmp_path_factory.mktemp("fixture-site")
-    text = (ROOT / "mkdocs.yml").read_text()
-    text = text.replace("docs_dir: docs", f"docs_dir: {FIXTURE_DOCS}")
-    text = text.replace("custom_dir: overrides", f"custom_dir: {ROOT / 'overrides'}")
-    text = text.replace(
-        "- scripts/handbook/site/mkdocs_hooks.py", f"- {ROOT / 'scripts/handbook/site/mkdocs_hooks.py'}"
-    )
-    text = text.replace("extra_css:\n  - stylesheets/handbook.css\n", "")
-    config = tmp / "mkdocs.yml"
-    config.write_text(text)
-    _mkdocs(config, tmp / "site")
-    return tmp / "site"
+    return build(FIXTURE_DOCS, tmp_path_factory.mktemp("fixture-site"))
 
 
 @pytest.fixture(scope="session")

@@ -130,9 +130,27 @@ class Renderer:
         out = {site_nav.docs_path(p, self.docs): self.page(p) for p in self.pages}
         for path, page in self.generated().items():
             if path in out:
-                raise ValueError(f"{self.docs / path}: a generated page has this path too")
+                raise RenderError(f"{self.docs / path}: a generated page has this path too")
             out[path] = page
+        check_urls(list(out), self.docs)
         return out
+
+
+class RenderError(ValueError):
+    pass
+
+
+def check_urls(paths: list[str], docs: Path) -> None:
+    """Two pages that become one URL (a.md and a/index.md are both a/): one would overwrite the other in the site."""
+    seen: dict[str, str] = {}
+    for rel in sorted(paths):
+        url = page_url(rel)
+        if url in seen:
+            raise RenderError(
+                f"{docs / rel}: its URL /{url} is also {docs / seen[url]}'s (generated pages: handbook/site/nav.py); "
+                "rename one of them"
+            )
+        seen[url] = rel
 
 
 def write(out: Path = DEFAULT_OUT, docs: Path = DOCS, offline: bool = False) -> dict[str, Rendered]:
@@ -168,6 +186,6 @@ def main(out: str | None = None, offline: bool = False) -> int:
     print(
         f"rendered {len(pages)} pages ({generated} generated) into {target / 'docs'} in "
         f"{time.perf_counter() - started:.1f} s; configurations: "
-        + ", ".join(str(target / name) for name, _ in site_config.GENERATORS.values())
+        + ", ".join(str(target / name) for name in site_config.GENERATORS.values())
     )
     return 0

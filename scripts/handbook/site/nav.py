@@ -35,7 +35,10 @@ def module_tree() -> list[Section]:
             "torch/index.md",
             "Tensor creation, shape operations, math, reductions and the other functions of the top-level package.",
             children=[
-                Section("torch.Tensor", ("torch.Tensor",), "torch/tensor/index.md", "Methods of tensor objects."),
+                # Not torch/tensor/index.md: that is torch/tensor/ as docs/torch/tensor.md (torch.tensor) is.
+                Section(
+                    "torch.Tensor", ("torch.Tensor",), "torch/tensor-methods/index.md", "Methods of tensor objects."
+                ),
                 Section("torch.linalg", ("torch.linalg",), "torch/linalg/index.md", "Linear algebra."),
                 Section(
                     "torch.func",

@@ -54,8 +54,7 @@ def api_field(api: str) -> str:
 
 
 def build(pages: list) -> dict:
-    """pages: (URL, rendered page) pairs. Two pages can share a URL (torch/tensor.md and the generated
-    torch/tensor/index.md are both torch/tensor/, one index entry): each field comes from the page that has it."""
+    """pages: (URL, rendered page) pairs (build.check_urls makes each URL one page's)."""
     data: dict = {"aliases": {}, "api": {}, "tags": {}}
     for url, page in pages:
         if page.aliases:

@@ -10,6 +10,7 @@ runs no hooks and gets the classic look of mkdocs-material.
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 
 import yaml
@@ -19,7 +20,13 @@ from handbook import ROOT
 SOURCE = ROOT / "mkdocs.yml"
 ADAPTER = ROOT / "scripts" / "handbook" / "site" / "mkdocs_hooks.py"
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
-GENERATORS = {"mkdocs": ("mkdocs.yml", ROOT / "site"), "zensical": ("zensical.yml", ROOT / "site-zensical")}
+# generator -> (its configuration in the build folder, its site folder). Zensical wants the site inside the folder
+# of its configuration, so its site is build/site-zensical/.
+GENERATORS = {"mkdocs": "mkdocs.yml", "zensical": "zensical.yml"}
+
+
+def site_dir(generator: str, out: Path) -> Path:
+    return ROOT / "site" if generator == "mkdocs" else out / "site-zensical"
 
 
 class ConfigError(ValueError):
@@ -63,9 +70,9 @@ def generate(
     generator: str, docs: Path, nav: list, env: dict, offline: bool, tag_ids: list[str], source: dict | None = None
 ) -> dict:
     config = copy.deepcopy(load_source() if source is None else source)
-    name, site_dir = GENERATORS[generator]
-    config["docs_dir"] = str(docs.resolve())
-    config["site_dir"] = str(site_dir)
+    # Relative to the configuration's folder (Zensical panics on an absolute docs_dir and wants its site inside).
+    config["docs_dir"] = docs.name
+    config["site_dir"] = os.path.relpath(site_dir(generator, docs.parent), docs.parent)
     config["nav"] = nav
     config["copyright"] = f"Examples verified against torch {env['torch']} · torchvision {env['torchvision']}"
     config["extra"] = {"handbook": {**env, "offline": offline}}
@@ -88,7 +95,7 @@ def generate(
 
 def write(out: Path, generator: str, nav: list, env: dict, offline: bool, tag_ids: list[str]) -> Path:
     config = generate(generator, out / "docs", nav, env, offline, tag_ids)
-    path = out / GENERATORS[generator][0]
+    path = out / GENERATORS[generator]
     path.write_text(
         "# Written by `python -m handbook render` from mkdocs.yml: edit that file, not this one.\n"
         + yaml.safe_dump(config, allow_unicode=True, sort_keys=False, width=120),

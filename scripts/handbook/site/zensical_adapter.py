@@ -3,16 +3,22 @@
 Zensical runs no hooks; its search (its own engine, not lunr) takes the index language from theme.language only,
 so the handbook's English site would get no Chinese word segmentation. This sets the built index's languages to
 mkdocs.yml's `search: lang` ([en, zh]): Zensical's worker then splits Chinese text with the browser's
-Intl.Segmenter. Run after `zensical build`: `python -m handbook.site.zensical_adapter SITE`.
+Intl.Segmenter. It also leaves code and output blocks out of the indexed text, as the MkDocs adapter does
+(search_index.enrich): tensor values and variable names no reader searches for. Run after `zensical build`:
+`python -m handbook.site.zensical_adapter SITE`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 from handbook.site import site_config
+from handbook.site.build import DEFAULT_OUT
+
+_PRE = re.compile(r"<pre>.*?</pre>", re.S)
 
 
 class AdapterError(RuntimeError):
@@ -36,13 +42,15 @@ def patch_search(site: Path, languages: list[str]) -> Path:
             f"{path}: not the index Zensical 0.0.73 writes ({{config, items}}): review zensical_adapter.py"
         )
     index["config"]["lang"] = languages
+    for item in index["items"]:
+        item["text"] = _PRE.sub(" ", item["text"])
     path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     return path
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    site = Path(args[0] if args else site_config.GENERATORS["zensical"][1])
+    site = Path(args[0]) if args else site_config.site_dir("zensical", DEFAULT_OUT)
     try:
         patch_search(site, search_languages())
     except AdapterError as exc:
