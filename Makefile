@@ -52,6 +52,7 @@ site: lint verify render
 site-zensical: lint verify render
 	$(VENV)/bin/zensical build -f build/zensical.yml
 	$(PY) -m handbook.site.zensical_adapter build/site-zensical
+	$(PY) -m handbook offline --generator zensical
 	$(PY) -m handbook linkcheck build/site-zensical
 
 # Live preview of the rendered folder: run `make render` again to see a change to docs/.

@@ -77,7 +77,13 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--out", help="build folder (default: build/): docs/, mkdocs.yml, zensical.yml, search-data.json")
     r.add_argument("--offline", action="store_true", help="render for the offline copy (no directory URLs)")
 
-    sub.add_parser("offline", help="build the offline copy and zip it into site/download/")
+    o = sub.add_parser("offline", help="build the offline copy and zip it into site/download/")
+    o.add_argument(
+        "--generator",
+        choices=["mkdocs", "zensical"],
+        default="mkdocs",
+        help="zensical: into build/site-zensical/download/",
+    )
     sub.add_parser("sitebench", help="site build time, search latency in Chromium, index and zip sizes")
     lh = sub.add_parser("lighthouse", help="Lighthouse scores of the home page and five api pages of a built site")
     lh.add_argument("site", help="the built site folder")
@@ -171,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "offline":
         from handbook.site.offline import main as offline_main
 
-        return offline_main()
+        return offline_main(args.generator)
     if args.command == "sitebench":
         from handbook.bench.sitebench import main as sitebench_main
 

@@ -1,7 +1,7 @@
 """Build the real site (and its offline zip) once per test session, and a fixture site with CPU/CUDA tabs.
 
 Both go through the render step, then the site generator HANDBOOK_SITE_GENERATOR names: mkdocs (the default) or
-zensical (no offline copy: the offline test then fails on the missing zip). HANDBOOK_BUILT_SITE reuses a site
+zensical (offline copy with Zensical's own offline plugin). HANDBOOK_BUILT_SITE reuses a site
 (with its zip) built before.
 """
 
@@ -53,8 +53,7 @@ def built_site(tmp_path_factory) -> Path:
     if reuse:
         return Path(reuse)
     out = build(DOCS, tmp_path_factory.mktemp("site"))
-    if GENERATOR == "mkdocs":
-        offline.build(out)
+    offline.build(out, generator=GENERATOR)
     return out
 
 

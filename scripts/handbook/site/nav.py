@@ -1,7 +1,7 @@
 """What the site shows beyond single pages: the module tree, module index pages, the Tags and Verification pages.
 
 Independent of MkDocs: each function takes parsed pages (and the record, the tag vocabulary) and returns plain
-data or Markdown. mkdocs_hooks.py turns them into nav entries and generated files.
+data or Markdown. The render step (build.py) writes them as generated pages and the configurations' nav.
 """
 
 from __future__ import annotations

@@ -15,29 +15,20 @@ from pathlib import Path
 
 from handbook import DOCS, ROOT
 from handbook.site import build as render_step
-from handbook.site import prebuilt_index
+from handbook.site import prebuilt_index, site_config, zensical_adapter
 
 ZIP_NAME = "pytorch-handbook-offline.zip"
 FOLDER = "pytorch-handbook"  # the one top-level folder inside the zip
 
 
-def build(site_dir: Path = ROOT / "site", docs: Path = DOCS) -> Path:
+def build(site_dir: Path = ROOT / "site", docs: Path = DOCS, generator: str = "mkdocs") -> Path:
     """Build the offline site in a temporary folder and zip it to site_dir/download/. Returns the zip's path."""
     target = site_dir / "download" / ZIP_NAME
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / FOLDER
         rendered = Path(tmp) / "build"
         render_step.write(rendered, docs, offline=True)
-        env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-        subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(rendered / "mkdocs.yml")]
-            + ["-d", str(out)],
-            cwd=ROOT,
-            env=env,
-            check=True,
-        )
-        prebuilt_index.build(out)
+        out = _convert(rendered, Path(tmp) / FOLDER, generator)
         partial = target.with_suffix(".zip.tmp")
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
             for path in sorted(out.rglob("*")):
@@ -47,10 +38,27 @@ def build(site_dir: Path = ROOT / "site", docs: Path = DOCS) -> Path:
     return target
 
 
-def main() -> int:
+def _convert(rendered: Path, out: Path, generator: str) -> Path:
+    """The rendered offline folder through the generator; returns the site folder."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    if generator == "zensical":  # its own offline plugin; its search loads search.js from file:// as it is
+        zensical = Path(sys.executable).with_name("zensical")
+        subprocess.run([str(zensical), "build", "-f", str(rendered / "zensical.yml")], cwd=ROOT, env=env, check=True)
+        site = site_config.site_dir("zensical", rendered)
+        zensical_adapter.patch_search(site, zensical_adapter.search_languages())
+        return site
+    config = rendered / "mkdocs.yml"
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(out)]
+    subprocess.run(command, cwd=ROOT, env=env, check=True)
+    prebuilt_index.build(out)
+    return out
+
+
+def main(generator: str = "mkdocs") -> int:
+    site = ROOT / "site" if generator == "mkdocs" else site_config.site_dir(generator, render_step.DEFAULT_OUT)
     try:
-        path = build()
-    except (subprocess.CalledProcessError, prebuilt_index.PrebuildError) as exc:
+        path = build(site, generator=generator)
+    except (subprocess.CalledProcessError, prebuilt_index.PrebuildError, zensical_adapter.AdapterError) as exc:
         print(f"error: the offline build failed ({exc})", file=sys.stderr)
         return 1
     print(f"offline copy: {path.relative_to(ROOT)} ({path.stat().st_size / 2**20:.1f} MiB)")

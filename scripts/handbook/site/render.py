@@ -1,7 +1,7 @@
 """The render step: turn a verified page into the Markdown the site generator shows.
 
-Independent of MkDocs: it takes page text and the verification record and returns Markdown. The MkDocs hook
-(mkdocs_hooks.py) only calls it, so another generator reading the same files can call it too.
+Independent of any site generator: it takes page text and the verification record and returns Markdown. The
+render step (build.py) calls it for every page and writes the result into build/docs.
 """
 
 from __future__ import annotations

@@ -32,11 +32,10 @@ def search_languages() -> list[str]:
     return ["en"]
 
 
-def patch_search(site: Path, languages: list[str]) -> Path:
-    path = site / "search.json"
-    if not path.exists():
-        raise AdapterError(f"{path}: no search index (did zensical build write this site?)")
-    index = json.loads(path.read_text(encoding="utf-8"))
+OFFLINE_PREFIX = "var __index = "  # search.js, the index the offline build loads from file://
+
+
+def _patch(index: object, path: Path, languages: list[str]) -> object:
     if not isinstance(index, dict) or "config" not in index or "items" not in index:
         raise AdapterError(
             f"{path}: not the index Zensical 0.0.73 writes ({{config, items}}): review zensical_adapter.py"
@@ -44,7 +43,26 @@ def patch_search(site: Path, languages: list[str]) -> Path:
     index["config"]["lang"] = languages
     for item in index["items"]:
         item["text"] = _PRE.sub(" ", item["text"])
+    return index
+
+
+def patch_search(site: Path, languages: list[str]) -> Path:
+    """Patch search.json and, in an offline build, search.js (the same index as a script)."""
+    path = site / "search.json"
+    if not path.exists():
+        raise AdapterError(f"{path}: no search index (did zensical build write this site?)")
+    index = _patch(json.loads(path.read_text(encoding="utf-8")), path, languages)
     path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    script = site / "search.js"
+    if script.exists():
+        text = script.read_text(encoding="utf-8")
+        if not text.startswith(OFFLINE_PREFIX):
+            raise AdapterError(f"{script}:1: does not start with {OFFLINE_PREFIX!r}: review zensical_adapter.py")
+        body = text[len(OFFLINE_PREFIX) :].rstrip().removesuffix(";")
+        index = _patch(json.loads(body), script, languages)
+        script.write_text(
+            OFFLINE_PREFIX + json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8"
+        )
     return path
 
 
