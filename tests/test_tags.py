@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import pytest
 
 from handbook.lint import tags
@@ -38,12 +36,12 @@ def test_bad_vocabulary_is_refused(tmp_path, text, message):
         tags.load(path)
 
 
-def test_tags_allowed_of_both_generated_configurations_comes_from_the_vocabulary():
+def test_tags_allowed_of_both_generated_configurations_comes_from_the_vocabulary(tmp_path):
     from handbook.site import site_config
 
     for generator in site_config.GENERATORS:
         config = site_config.generate(
-            generator, Path("build/docs"), [], {"torch": "x", "torchvision": "y"}, False, tags.ids()
+            generator, tmp_path / "docs", [], {"torch": "x", "torchvision": "y"}, False, tags.ids()
         )
         (options,) = [p["tags"] for p in config["plugins"] if "tags" in p]
         assert options["tags_allowed"] == tags.ids(), generator

@@ -12,6 +12,7 @@ import http.server
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
@@ -71,17 +72,51 @@ def chromium():
             browser.close()
 
 
-def open_search(page, url: str) -> None:
-    """Load a page and wait until its search index is ready to answer."""
-    page.add_init_script(_WATCH_WORKER)
-    page.goto(url)
-    box = page.locator(".md-search__input")
+@dataclass(frozen=True)
+class SearchUI:
+    """Where a theme's search box and results are. Zensical's search is its own dialog in an open shadow root
+    (Playwright's CSS selectors pierce it), opened by a button; its results are sections, several per page."""
+
+    box: str
+    item: str
+    link: str
+    opener: str | None = None
+
+
+MATERIAL = SearchUI(
+    ".md-search__input", ".md-search-result__item", ".md-search-result__item > a.md-search-result__link"
+)
+ZENSICAL = SearchUI(
+    'dialog input[role="combobox"]',
+    'ol[aria-label="Search results"] a[role="option"]',
+    'ol[aria-label="Search results"] a[role="option"]',
+    opener="button.md-search__button",
+)
+
+
+def search_ui(page) -> SearchUI:
+    return ZENSICAL if page.locator(ZENSICAL.opener).count() else MATERIAL
+
+
+def _focus_box(page, ui: SearchUI) -> None:
+    if ui.opener:
+        page.locator(ui.opener).click()
+        page.locator(ui.box).wait_for()
+        return
+    box = page.locator(ui.box)
     button = page.locator('label.md-header__button[for="__search"]')
     if button.is_visible():  # a phone-width page opens search from the header's button, which focuses the box
         button.click()
         box.focus()
     else:
         box.click()
+
+
+def open_search(page, url: str) -> None:
+    """Load a page and wait until its search index is ready to answer."""
+    page.add_init_script(_WATCH_WORKER)
+    page.goto(url)
+    _focus_box(page, search_ui(page))
     page.wait_for_function("window.__searchReady === true", timeout=30_000)
 
 
@@ -92,9 +127,10 @@ def search(page, query: str, timeout_ms: int = 5000, keys: bool = False) -> tupl
     search, the online latency. keys=True types every character as its own key event, as a reader does; the
     results are read once the list has settled on the whole query.
     """
-    box = page.locator(".md-search__input")
+    ui = search_ui(page)
+    box = page.locator(ui.box)
     box.fill("")
-    page.wait_for_function("document.querySelectorAll('.md-search-result__item').length === 0", timeout=timeout_ms)
+    page.wait_for_selector(ui.item, state="detached", timeout=timeout_ms)  # the last query's results are gone
     started = time.perf_counter()
     if keys:
         _type(box, query)
@@ -102,20 +138,20 @@ def search(page, query: str, timeout_ms: int = 5000, keys: bool = False) -> tupl
         box.fill(query)
         box.press("End")
     try:
-        page.wait_for_selector(".md-search-result__item", timeout=timeout_ms)
+        page.wait_for_selector(ui.item, timeout=timeout_ms)
     except Exception:  # noqa: BLE001 - no result at all is an answer, not an error
         return [], float("nan")
     elapsed = time.perf_counter() - started
     if keys:
-        _settle(page)
-    return _results(page), elapsed
+        _settle(page, ui)
+    return _results(page, ui), elapsed
 
 
-def _settle(page, quiet_ms: int = 400, timeout_ms: int = 10_000) -> None:
+def _settle(page, ui: SearchUI, quiet_ms: int = 400, timeout_ms: int = 10_000) -> None:
     """Wait until the result list has not changed for quiet_ms (every keystroke starts a search of its own)."""
     waited, last = 0, None
     while waited < timeout_ms:
-        now = page.inner_html(".md-search-result")
+        now = page.eval_on_selector_all(ui.link, "els => els.map(e => e.href).join()")
         if now == last:
             return
         last = now
@@ -134,27 +170,27 @@ def search_fresh(context, url: str, query: str, timeout_ms: int = 30_000) -> tup
     page = context.new_page()
     try:
         page.goto(url)
-        box = page.locator(".md-search__input")
-        box.click()
+        ui = search_ui(page)
+        _focus_box(page, ui)
+        box = page.locator(ui.box)
         started = time.perf_counter()
         _type(box, query)
         try:
-            page.wait_for_selector(".md-search-result__item", timeout=timeout_ms)
+            page.wait_for_selector(ui.item, timeout=timeout_ms)
         except Exception:  # noqa: BLE001 - no result at all is an answer, not an error
             return [], float("nan")
         elapsed = time.perf_counter() - started
-        _settle(page)
-        return _results(page), elapsed
+        _settle(page, ui)
+        return _results(page, ui), elapsed
     finally:
         page.close()
 
 
-def _results(page) -> list[str]:
+def _results(page, ui: SearchUI = MATERIAL) -> list[str]:
+    """Result pages in order, each once (Zensical lists a page's sections as results of their own)."""
     page.wait_for_timeout(150)  # let the result list settle after the first item
-    hrefs = page.eval_on_selector_all(
-        ".md-search-result__item > a.md-search-result__link", "els => els.map(e => e.href)"
-    )
-    return [_site_relative(h) for h in hrefs]
+    hrefs = page.eval_on_selector_all(ui.link, "els => els.map(e => e.href)")
+    return list(dict.fromkeys(_site_relative(h) for h in hrefs))
 
 
 def _site_relative(href: str) -> str:

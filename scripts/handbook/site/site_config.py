@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 from pathlib import Path
 
 import yaml
@@ -23,6 +24,29 @@ IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
 # generator -> (its configuration in the build folder, its site folder). Zensical wants the site inside the folder
 # of its configuration, so its site is build/site-zensical/.
 GENERATORS = {"mkdocs": "mkdocs.yml", "zensical": "zensical.yml"}
+
+
+# Overrides that only fit mkdocs-material 9's templates: Zensical's search is another component (a button that
+# opens its own dialog), and material's search form in its place leaves Zensical's site without search.
+MATERIAL_ONLY_OVERRIDES = ("partials/search.html",)
+
+
+def overrides(generator: str, out: Path, source: Path) -> Path:
+    """The theme's custom_dir for the generator: the project's overrides/, for Zensical a copy without the
+    material-only partials (in the build folder)."""
+    if generator == "mkdocs":
+        return source
+    target = out / "overrides-zensical"
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(
+        source,
+        target,
+        ignore=lambda folder, names: [
+            n for n in names if (Path(folder) / n).relative_to(source).as_posix() in MATERIAL_ONLY_OVERRIDES
+        ],
+    )
+    return target
 
 
 def site_dir(generator: str, out: Path) -> Path:
@@ -79,7 +103,8 @@ def generate(
     if offline:  # the vendored shim, so the offline plugin does not add unpkg.com's
         config["extra"]["polyfills"] = [IFRAME_WORKER]
     theme = config.setdefault("theme", {})
-    theme["custom_dir"] = str((ROOT / theme.get("custom_dir", "overrides")).resolve())
+    custom = (ROOT / theme.get("custom_dir", "overrides")).resolve()
+    theme["custom_dir"] = str(overrides(generator, docs.parent, custom))
     config["extra_css"] = [css for css in config.get("extra_css", []) if (docs / css).exists()]
     plugins = _plugins(config)
     _set_plugin(plugins, "tags", {"tags_allowed": list(tag_ids)})
