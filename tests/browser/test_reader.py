@@ -156,7 +156,7 @@ WIDTHS = {"desktop": {"width": 1300, "height": 900}, "phone": {"width": 390, "he
 
 @pytest.mark.parametrize("width", list(WIDTHS))
 def test_screenshots_of_home_api_comparison_and_search(built_site, browser, screenshot, width):
-    from handbook.bench.browser import open_search
+    from handbook.bench.browser import open_search, search_ui
 
     with serve(built_site) as base:
         page = browser.new_page(viewport=WIDTHS[width])
@@ -166,7 +166,8 @@ def test_screenshots_of_home_api_comparison_and_search(built_site, browser, scre
         for name, query in (("search-en", "concatenate"), ("search-zh", "拼接")):
             page = browser.new_page(viewport=WIDTHS[width])
             open_search(page, base)
-            page.locator(".md-search__input").press_sequentially(query)
-            page.wait_for_selector(".md-search-result__item", timeout=10_000)
+            ui = search_ui(page)
+            page.locator(ui.box).press_sequentially(query)
+            page.wait_for_selector(ui.item, timeout=10_000)
             page.wait_for_timeout(200)
             assert screenshot(page, f"{name}-{width}").stat().st_size > 10_000
