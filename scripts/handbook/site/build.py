@@ -5,7 +5,7 @@ OUT/docs/           every page's final Markdown (badges, official definitions, o
                     (module indexes, Tags, Verification status, Deprecations, What changed in torch X) and a copy
                     of every other file of docs/ (stylesheets, verification.json);
 OUT/mkdocs.yml      the complete MkDocs configuration for that folder (site_config.py);
-OUT/zensical.yml    the same for Zensical;
+OUT/zensical.yml    the same for Zensical (with OUT/overrides-zensical/, the theme overrides it can use);
 OUT/search-data.json  what the search index needs beyond the pages (search_data.py).
 
 Each page keeps only the front matter a site generator reads: `tags` and `search` (boost or exclude). Nothing

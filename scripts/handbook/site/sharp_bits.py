@@ -61,13 +61,8 @@ def gathered(pages: list[Page]) -> list[Page]:
 def markdown(pages: list[Page], from_dir: str = "guides", docs: Path = DOCS) -> str:
     """The list that replaces MARKER: one H2 per module section, one bullet per page (linked), its pitfalls under it."""
     sections = module_tree()
-    # docs/torch/tensor.md (torch.tensor) and the torch.Tensor section index share the URL torch/tensor/: a link to
-    # the page would open the index, so such pages are left out until the URLs no longer collide.
-    indexes = {s.index for s in _flatten(sections)}
     by_section: dict[str, list[Page]] = {}
-    for page in gathered(pages):
-        if docs_path(page, docs).removesuffix(".md") + "/index.md" in indexes:
-            continue
+    for page in gathered(pages):  # every page has a URL of its own (the render step checks it)
         section = place(sections, page.front["api"])
         by_section.setdefault(section.title if section else "Other", []).append(page)
     order = [s.title for s in _flatten(sections)] + ["Other"]

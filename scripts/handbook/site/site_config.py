@@ -2,9 +2,10 @@
 
 mkdocs.yml at the root holds what does not change between builds (theme, palette, plugins, Markdown extensions);
 the render step writes, beside the rendered docs/, one complete configuration per generator with what it knows:
-docs_dir, the navigation, the versions (copyright, extra.handbook), tags_allowed from tags/tags.yml, the offline
-switch, and absolute paths so the build runs from any folder. MkDocs gets the adapter as its one hook; Zensical
-runs no hooks and gets the classic look of mkdocs-material.
+docs_dir and site_dir (relative to the build folder: Zensical panics on an absolute docs_dir and wants its site
+inside), the navigation, the versions (copyright, extra.handbook), tags_allowed from tags/tags.yml, the offline
+switch, and absolute paths for the theme overrides and snippets, so the build runs from any folder. MkDocs gets
+the adapter as its one hook; Zensical runs no hooks and gets the classic look of mkdocs-material.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from handbook import ROOT
 SOURCE = ROOT / "mkdocs.yml"
 ADAPTER = ROOT / "scripts" / "handbook" / "site" / "mkdocs_hooks.py"
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
-# generator -> (its configuration in the build folder, its site folder). Zensical wants the site inside the folder
-# of its configuration, so its site is build/site-zensical/.
+# generator -> its configuration in the build folder
 GENERATORS = {"mkdocs": "mkdocs.yml", "zensical": "zensical.yml"}
 
 
@@ -50,6 +50,7 @@ def overrides(generator: str, out: Path, source: Path) -> Path:
 
 
 def site_dir(generator: str, out: Path) -> Path:
+    """MkDocs builds site/; Zensical wants its site inside its configuration's folder: build/site-zensical/."""
     return ROOT / "site" if generator == "mkdocs" else out / "site-zensical"
 
 
