@@ -55,9 +55,7 @@ class _Compressing(_Quiet):
         path = Path(self.translate_path(self.path))
         if path.is_dir():
             path = path / "index.html"
-        if not (
-            path.suffix in COMPRESSED and path.is_file() and "gzip" in self.headers.get("Accept-Encoding", "")
-        ):
+        if not (path.suffix in COMPRESSED and path.is_file() and "gzip" in self.headers.get("Accept-Encoding", "")):
             return super().send_head()
         if self.path.split("?")[0].endswith("/") is False and path.name == "index.html":
             return super().send_head()  # the redirect of a folder without its slash

@@ -19,7 +19,7 @@ from mkdocs.structure.files import File
 
 from handbook.lint import maps, tags
 from handbook.releases import changes, history
-from handbook.site import home, render, search_index, sharp_bits
+from handbook.site import home, math, render, search_index, sharp_bits
 from handbook.site import nav as site
 from handbook.verify import record
 
@@ -122,6 +122,10 @@ def on_page_context(context, page, config, **kwargs):
 @event_priority(-50)  # after the search plugin wrote its index, before the offline plugin inlines it
 def on_post_build(config, **kwargs):
     search_index.patch_worker(Path(config.site_dir))
+    try:
+        math.prerender(Path(config.site_dir))
+    except math.MathError as exc:
+        raise PluginError(str(exc)) from exc
     path = Path(config.site_dir) / "search" / "search_index.json"
     if path.exists():
         index = json.loads(path.read_text(encoding="utf-8"))
