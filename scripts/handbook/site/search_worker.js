@@ -33,7 +33,7 @@ self.__hbSearch = function (query, fn) {
   }
 
   const highlighted = (item) => {
-    const doc = { ...item.doc };
+    const { parent, ...doc } = item.doc; // the page never reads parent: not sent (the article's whole text each time)
     if (doc.tags) doc.tags = [...doc.tags];
     const metadata = item.matchData.metadata;
     for (const field of this.index.fields) {
