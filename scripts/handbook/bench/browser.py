@@ -54,11 +54,11 @@ class _Compressing(_Quiet):
     def send_head(self):
         path = Path(self.translate_path(self.path))
         if path.is_dir():
+            if not self.path.split("?")[0].endswith("/"):
+                return super().send_head()  # the redirect of a folder named without its slash
             path = path / "index.html"
         if not (path.suffix in COMPRESSED and path.is_file() and "gzip" in self.headers.get("Accept-Encoding", "")):
             return super().send_head()
-        if self.path.split("?")[0].endswith("/") is False and path.name == "index.html":
-            return super().send_head()  # the redirect of a folder without its slash
         body = gzip.compress(path.read_bytes(), compresslevel=6)
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(str(path)))
