@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from handbook.site.search_data import ZWSP, api_field, join_single_han, segment
 from handbook.site.search_index import enrich
 
@@ -28,20 +30,29 @@ def test_enrich_adds_api_and_segmented_aliases_to_the_page_entry_only():
 
 
 def test_worker_patch_fixes_the_loop_once_and_refuses_unknown_code(tmp_path):
+    """On the pinned theme's own worker: every patch applied once, the handbook's search method installed with the
+    theme's kept as themeSearch; a worker missing any piece, or patched already, is refused, never skipped."""
+    import shutil
+
+    import material
     import pytest
 
     from handbook.site.search_index import PREBUILT_PATCHES, WORKER_BUG, WORKER_FIX, WorkerPatchError, patch_worker
 
+    (theme,) = (Path(material.__file__).parent / "templates/assets/javascripts/workers").glob("search.*.min.js")
     workers = tmp_path / "assets" / "javascripts" / "workers"
     workers.mkdir(parents=True)
-    worker = workers / "search.abc.min.js"
-    worker.write_text(";".join(["a", WORKER_BUG, *(old for old, _ in PREBUILT_PATCHES), "b"]))
+    worker = workers / theme.name
+    shutil.copy(theme, worker)
     patch_worker(tmp_path)
-    assert worker.read_text() == ";".join(["a", WORKER_FIX, *(new for _, new in PREBUILT_PATCHES), "b"])
-    worker.write_text(f"a;{WORKER_BUG};b")
-    with pytest.raises(WorkerPatchError, match="search worker changed"):
-        patch_worker(tmp_path)  # one patch's code is missing: a new theme version
-    worker.write_text(";".join(["a", WORKER_BUG, *(old for old, _ in PREBUILT_PATCHES), "b"]))
-    patch_worker(tmp_path)
+    patched = worker.read_text()
+    assert WORKER_BUG not in patched and patched.count(WORKER_FIX) == 1
+    assert all(patched.count(new) == 1 for _, new in PREBUILT_PATCHES)
+    assert patched.count("search(e){return self.__hbSearch.call(this,e,{") == 1
+    assert patched.count("themeSearch(e){") == 1 and patched.startswith("// The handbook's search method")
     with pytest.raises(WorkerPatchError, match="search worker changed"):
         patch_worker(tmp_path)  # already patched, or a new theme version: never silently skipped
+    for old, _ in [(WORKER_BUG, None), *PREBUILT_PATCHES, ("e=ce(e),", None)]:
+        worker.write_text(theme.read_text().replace(old, "", 1))
+        with pytest.raises(WorkerPatchError, match="search worker changed"):
+            patch_worker(tmp_path)  # one piece of the theme's code is missing: a new theme version

@@ -181,7 +181,7 @@ def test_one_shard_is_the_same_whenever_it_is_made(tmp_path):
         outs.append(json.loads((tmp_path / name).read_text()))
     assert outs[0] == outs[1]
     (page,) = outs[0]["pages"].values()
-    assert [e["status"] for e in page["examples"]] == ["same", "differs", "failed"]
+    assert [e["status"] for e in page["examples"]] == ["same", "differs", "failed", "ran"]
     assert outs[0]["apis"]["torch.fake"]["present"] is False  # the fixture's API does not exist
 
 
@@ -202,3 +202,10 @@ def test_every_api_page_of_the_handbook_shows_a_history_naming_every_probed_rele
     assert not missing, missing[:10]
     unprobed = [p.rel for p in pages if p.front.get("api") not in probed and "Not probed yet" not in sections[p.rel]]
     assert not unprobed, unprobed[:10]
+
+
+def test_find_links_of_the_machine_are_not_used_for_release_envs():
+    """A local CPU wheel of the same release (2.13.0+cpu) would win over the registry's, and its registry
+    torchvision fails to import beside it."""
+    env = envs.pip_environment()
+    assert env["PIP_FIND_LINKS"] == str(envs.EMPTY_FIND_LINKS) and not any(envs.EMPTY_FIND_LINKS.iterdir())

@@ -151,6 +151,32 @@ def _page_key(path: str) -> str:
 FRESH_QUERIES = ["concatenate", "拼接", "显存", "no_grad", "学习率"]
 
 
+def test_search_method_gives_the_themes_results_and_the_prebuilt_index_the_built_ones(built_site, offline_site):
+    """In Node, over the whole query suite: the handbook's search method (site/search_worker.js) returns the theme's
+    groups in the theme's order, the first 30 identical to the theme's, highlights included; the offline copy's
+    prebuilt index (no token positions, decoded lazily) returns exactly what the index built from that copy's
+    search_index.json returns."""
+    import json
+    import subprocess
+
+    from handbook.site.prebuilt_index import node
+
+    queries = offline_site.parent / "queries.txt"
+    queries.write_text("\n".join(case["query"] for case in QUERIES) + "\n", encoding="utf-8")
+    script = Path(__file__).with_name("search_equivalence.js")
+    out = subprocess.run(
+        [node(), str(script), str(built_site), str(offline_site), str(queries)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = json.loads(out.stdout)
+    assert len(rows) == len(QUERIES)
+    wrong = [r for r in rows if not (r["same_order"] and r["first_30_identical"] and r["offline_identical"])]
+    assert wrong == [], wrong
+    assert max(r["ours_bytes"] for r in rows) < max(r["theme_bytes"] for r in rows)
+
+
 def test_offline_copy_browses_and_searches_from_file_without_network(offline_site, browser, screenshot):
     """The whole suite, English and Chinese, typed with key events from file:// with every other request blocked:
     the same hits as online, and results on freshly opened pages (their latency is printed)."""

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gzip
 import http.server
+import io
 import threading
 import time
 from collections.abc import Iterator
@@ -44,10 +46,35 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+COMPRESSED = (".html", ".css", ".js", ".json", ".svg", ".txt", ".xml")
+
+
+class _Compressing(_Quiet):
+    """Text files gzip-compressed when the client accepts it, as GitHub Pages and other static hosts serve them."""
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            if not self.path.split("?")[0].endswith("/"):
+                return super().send_head()  # the redirect of a folder named without its slash
+            path = path / "index.html"
+        if not (path.suffix in COMPRESSED and path.is_file() and "gzip" in self.headers.get("Accept-Encoding", "")):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+
 @contextlib.contextmanager
-def serve(root: Path) -> Iterator[str]:
-    """Serve a folder on 127.0.0.1; yields the base URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+def serve(root: Path, compress: bool = False) -> Iterator[str]:
+    """Serve a folder on 127.0.0.1 (text gzip-compressed when compress, as a static host does); yields the base
+    URL."""
+    handler = _Compressing if compress else _Quiet
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -2,7 +2,8 @@
 
 Lighthouse is an npm package, not a Python one: install it outside the shared environment
 (`npm install --prefix /tmp/lh lighthouse`) and pass its binary with --lighthouse (or put it on PATH). It drives
-Debian's Chromium (CHROME_PATH). Default settings: mobile emulation, simulated throttling.
+Debian's Chromium (CHROME_PATH). Default settings: mobile emulation, simulated throttling. The site is served
+with its text gzip-compressed, as GitHub Pages and other static hosts serve it.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def failing_audits(report: dict) -> list[str]:
 def run(site: Path, binary: str, pages: list[str] = PAGES) -> dict[str, dict]:
     out = {}
     env = dict(os.environ, CHROME_PATH=CHROMIUM)
-    with serve(site) as base, tempfile.TemporaryDirectory() as tmp:
+    with serve(site, compress=True) as base, tempfile.TemporaryDirectory() as tmp:
         for page in pages:
             path = Path(tmp) / "report.json"
             subprocess.run(

@@ -24,6 +24,7 @@ from pathlib import Path
 from handbook import ROOT
 
 ENVS = Path(os.environ.get("HANDBOOK_ENVS", ROOT / ".handbook-envs"))
+EMPTY_FIND_LINKS = ENVS / ".no-find-links"
 
 # torch minor release -> the torchvision release built for it (torchvision pins torch exactly, so pip's resolver
 # rejects a wrong pair). None: no torchvision wheel for this Python.
@@ -101,6 +102,10 @@ def env_for(version: str, root: Path = ENVS) -> Env:
 
 def pip_environment() -> dict[str, str]:
     env = dict(os.environ, PIP_CONSTRAINT="/dev/null", PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    # A machine's local wheel folder (find-links) may hold a CPU build of the same release (2.13.0+cpu here), which
+    # pip prefers and the registry's torchvision cannot load beside: only the registry's builds, as the pins say.
+    env["PIP_FIND_LINKS"] = str(EMPTY_FIND_LINKS)
+    EMPTY_FIND_LINKS.mkdir(parents=True, exist_ok=True)
     env.pop("PYTHONPATH", None)
     return env
 

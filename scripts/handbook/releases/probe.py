@@ -124,9 +124,10 @@ def classify(outcome) -> dict:
     actual = outcome.actual or ""
     if outcome.status == "skipped":
         return {**found, "status": "skipped", "why": outcome.reason}
-    if outcome.status == "passed":
-        ran = ex.options.nondeterministic or ex.options.machine
-        found["status"] = "ran" if ran else "same"
+    uncompared = ex.options.nondeterministic or ex.options.machine
+    if outcome.status == "passed" or (uncompared and outcome.mismatch):
+        # an uncompared block that did not raise ran; its sample being from another torch is not a change
+        found["status"] = "ran" if uncompared else "same"
     elif outcome.mismatch and not outcome.detail.startswith("expected"):
         found.update(status="differs", output=digest(actual), actual=actual[:OUTPUT_LIMIT])
     else:

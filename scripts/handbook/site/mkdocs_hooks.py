@@ -5,8 +5,8 @@ wrote the pages, the navigation and the configuration; this hook, named in that 
   search data the render step wrote beside the configuration;
 - on_page_context: gives the Tags page every tag, so a search for a tag name finds it (after the tags plugin
   listed the pages, before the search plugin indexes the page);
-- on_post_build: patches mkdocs-material's search worker and adds the search data to the built index
-  (search_index.py), before the offline plugin inlines it.
+- on_post_build: patches mkdocs-material's search worker, typesets the built pages' math (math.py) and adds the
+  search data to the built index (search_index.py), before the offline plugin inlines it.
 
 It is the only module that imports MkDocs.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from handbook.site import search_data, search_index
+from handbook.site import math, search_data, search_index
 
 _data: dict = {}
 
@@ -52,6 +52,10 @@ def on_page_context(context, page, config, **kwargs):
 @event_priority(-50)
 def on_post_build(config, **kwargs):
     search_index.patch_worker(Path(config.site_dir))
+    try:
+        math.prerender(Path(config.site_dir))
+    except math.MathError as exc:
+        raise PluginError(str(exc)) from exc
     path = Path(config.site_dir) / "search" / "search_index.json"
     if path.exists():
         index = json.loads(path.read_text(encoding="utf-8"))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from handbook import DOCS, ROOT
 from handbook.site import build as render_step
-from handbook.site import prebuilt_index, site_config, zensical_adapter
+from handbook.site import math, prebuilt_index, site_config, zensical_adapter
 
 ZIP_NAME = "pytorch-handbook-offline.zip"
 FOLDER = "pytorch-handbook"  # the one top-level folder inside the zip
@@ -45,7 +45,7 @@ def _convert(rendered: Path, out: Path, generator: str) -> Path:
         zensical = Path(sys.executable).with_name("zensical")
         subprocess.run([str(zensical), "build", "-f", str(rendered / "zensical.yml")], cwd=ROOT, env=env, check=True)
         site = site_config.site_dir("zensical", rendered)
-        zensical_adapter.patch_search(site, zensical_adapter.search_languages())
+        zensical_adapter.apply(site)
         return site
     config = rendered / "mkdocs.yml"
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(out)]
@@ -58,7 +58,12 @@ def main(generator: str = "mkdocs") -> int:
     site = ROOT / "site" if generator == "mkdocs" else site_config.site_dir(generator, render_step.DEFAULT_OUT)
     try:
         path = build(site, generator=generator)
-    except (subprocess.CalledProcessError, prebuilt_index.PrebuildError, zensical_adapter.AdapterError) as exc:
+    except (
+        subprocess.CalledProcessError,
+        prebuilt_index.PrebuildError,
+        zensical_adapter.AdapterError,
+        math.MathError,
+    ) as exc:
         print(f"error: the offline build failed ({exc})", file=sys.stderr)
         return 1
     print(f"offline copy: {path.relative_to(ROOT)} ({path.stat().st_size / 2**20:.1f} MiB)")

@@ -31,13 +31,18 @@ PREBUILT_PATCHES = [
         "this.index=lunr(function(){",
         "this.index=self.__prebuilt?(lunr.tokenizer.separator=new RegExp(e.separator),"
         '"TinySegmenter"in lunr&&(lunr.segmenter=new lunr.TinySegmenter),'
-        "e.lang.length>1&&lunr.multiLanguage(...e.lang),this.table=new Map(self.__prebuilt.table),"
+        "e.lang.length>1&&lunr.multiLanguage(...e.lang),"
+        "self.__hbPipeline=lunr.Pipeline.load(self.__prebuilt.pipeline),"
         "this.refs=self.__prebuilt.refs,"
-        "lunr.Index.load(self.__prebuilt.index)):lunr(function(){",
+        "self.__hbIndex(self.__prebuilt)):lunr(function(){",
     ),
-    (  # the prebuilt index names documents by number (prebuild_search.js): back to their locations
-        "reduce((s,{ref:o,score:a,matchData:u})=>{let c=this.map.get(o);",
-        "reduce((s,{ref:o,score:a,matchData:u})=>{let c=this.map.get(this.refs?this.refs[o]:o);",
+    (  # keep the pipeline the index was built with: search_worker.js runs a section's tokens through it again
+        'this.ref("location");',
+        'self.__hbPipeline=this.pipeline;this.ref("location");',
+    ),
+    (  # its documents come with it: the page's own search_index.js then carries only the configuration
+        "this.map=ie(r),",
+        "this.map=ie(self.__prebuilt?self.__prebuilt.docs:r),",
     ),
     (  # expose the built index, so the build can serialize it
         "case 0:return yield Ie(t.data.config),de=new U(t.data),{type:1};",
@@ -46,8 +51,40 @@ PREBUILT_PATCHES = [
 ]
 
 
+# The theme's search method is kept as themeSearch; search() calls the handbook's (search_worker.js), handing it
+# the theme's own helpers (the names are this release's minified ones; patch_worker checks each is there).
+SEARCH_START = 'search(e){if(e=e.replace(new RegExp("\\\\p{sc=Han}+","gu")'
+SEARCH_END = 'typeof i!="undefined"&&{suggest:i})}'
+SEARCH_HELPERS = {  # role -> the theme's function, and a piece of the theme's code that shows it has that role
+    "segment": ("fe", "[...fe(s,this.index.invertedIndex)]"),
+    "transform": ("ce", "e=ce(e),"),
+    "parse": ("le", "r=le(e).filter("),
+    "terms": ("he", "let f=he(r,Object.keys(u.metadata))"),
+    "highlight": ("oe", "v=Array.isArray(c[l])?q:oe;"),
+    "highlightAll": ("q", "v=Array.isArray(c[l])?q:oe;"),
+    "tokenize": ("ae", "this.tokenizer=ae,"),
+}
+SEARCH_METHOD = Path(__file__).with_name("search_worker.js")
+
+
 class WorkerPatchError(RuntimeError):
     pass
+
+
+def _replace_search(text: str) -> str:
+    start = text.find(SEARCH_START)
+    end = text.find(SEARCH_END, start) + len(SEARCH_END)
+    if text.count(SEARCH_START) != 1 or end < len(SEARCH_END) or text.count(SEARCH_END) != 1:
+        raise WorkerPatchError("mkdocs-material's search worker changed: its search method was not found once")
+    for role, (name, evidence) in SEARCH_HELPERS.items():
+        if evidence not in text:
+            raise WorkerPatchError(
+                f"mkdocs-material's search worker changed: {role} is no longer {name}() ({evidence!r})"
+            )
+    helpers = ",".join(f"{role}:{name}" for role, (name, _) in SEARCH_HELPERS.items())
+    theme = text[start:end]
+    ours = f"search(e){{return self.__hbSearch.call(this,e,{{{helpers}}})}}theme{theme[0].upper()}{theme[1:]}"
+    return SEARCH_METHOD.read_text(encoding="utf-8") + text[:start] + ours + text[end:]
 
 
 def patch_worker(site_dir: Path) -> Path:
@@ -63,7 +100,7 @@ def patch_worker(site_dir: Path) -> Path:
                 f"mkdocs-material's search worker changed: review the patches in handbook/site/search_index.py ({old!r})"
             )
         text = text.replace(old, new)
-    workers[0].write_text(text, encoding="utf-8")
+    workers[0].write_text(_replace_search(text), encoding="utf-8")
     return workers[0]
 
 

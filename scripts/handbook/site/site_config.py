@@ -11,7 +11,9 @@ the adapter as its one hook; Zensical runs no hooks and gets the classic look of
 from __future__ import annotations
 
 import copy
+import importlib.util
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -46,7 +48,24 @@ def overrides(generator: str, out: Path, source: Path) -> Path:
             n for n in names if (Path(folder) / n).relative_to(source).as_posix() in MATERIAL_ONLY_OVERRIDES
         ],
     )
+    _bundle_of_zensical(target / "main.html")
     return target
+
+
+_BUNDLE = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js")
+
+
+def _bundle_of_zensical(main: Path) -> None:
+    """main.html loads the theme's bundle itself (deferred, so it names mkdocs-material's file): Zensical's is
+    another file, named in its base.html."""
+    if not main.exists() or not _BUNDLE.search(main.read_text(encoding="utf-8")):
+        return
+    spec = importlib.util.find_spec("zensical")
+    base = Path(spec.origin).parent / "templates" / "base.html" if spec and spec.origin else None
+    found = _BUNDLE.findall(base.read_text(encoding="utf-8")) if base and base.exists() else []
+    if len(set(found)) != 1:
+        raise ConfigError(f"{base}: expected one bundle.*.min.js in Zensical's base.html, found {sorted(set(found))}")
+    main.write_text(_BUNDLE.sub(found[0], main.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 def site_dir(generator: str, out: Path) -> Path:

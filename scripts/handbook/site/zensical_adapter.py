@@ -5,7 +5,8 @@ so the handbook's English site would get no Chinese word segmentation. This sets
 mkdocs.yml's `search: lang` ([en, zh]): Zensical's worker then splits Chinese text with the browser's
 Intl.Segmenter. It also leaves code and output blocks out of the indexed text, as the MkDocs adapter does
 (search_index.enrich): tensor values and variable names no reader searches for. Run after `zensical build`:
-`python -m handbook.site.zensical_adapter SITE`.
+`python -m handbook.site.zensical_adapter SITE`. Then it typesets the built pages' math, as the MkDocs adapter
+does (math.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-from handbook.site import site_config
+from handbook.site import math, site_config
 from handbook.site.build import DEFAULT_OUT
 
 _PRE = re.compile(r"<pre>.*?</pre>", re.S)
@@ -66,12 +67,18 @@ def patch_search(site: Path, languages: list[str]) -> Path:
     return path
 
 
+def apply(site: Path) -> None:
+    """Everything this adapter does to a site Zensical built."""
+    patch_search(site, search_languages())
+    math.prerender(site)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     site = Path(args[0]) if args else site_config.site_dir("zensical", DEFAULT_OUT)
     try:
-        patch_search(site, search_languages())
-    except AdapterError as exc:
+        apply(site)
+    except (AdapterError, math.MathError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -1,0 +1,87 @@
+// node search_equivalence.js SITE OFFLINE_SITE QUERIES_FILE
+// Runs the built site's patched search worker in Node and prints, as JSON, for every query: whether the
+// handbook's search method gives the theme's results (the same groups in the same order; the first 30 groups
+// identical, highlights included), and whether the offline copy's prebuilt index (no token positions) gives
+// exactly what an index built from that copy's search_index.json gives, highlights included.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const vm = require("vm");
+
+function loadWorker(site, prebuilt) {
+  const workers = path.join(site, "assets", "javascripts", "workers");
+  const [worker] = fs.readdirSync(workers).filter((f) => /^search\..*\.min\.js$/.test(f));
+  const context = { console, performance, URL, TextEncoder, TextDecoder, setTimeout, clearTimeout };
+  context.self = context;
+  context.globalThis = context;
+  let handler = null;
+  context.addEventListener = (type, fn) => { if (type === "message") handler = fn; };
+  context.postMessage = () => {};
+  context.importScripts = (...urls) => {
+    for (const url of urls) {
+      if (url.includes("search_prebuilt")) continue;
+      vm.runInContext(fs.readFileSync(path.resolve(workers, url), "utf-8"), context, { filename: url });
+    }
+  };
+  vm.createContext(context);
+  if (prebuilt) {
+    const src = fs.readFileSync(path.join(site, "search", "search_prebuilt.js"), "utf-8");
+    vm.runInContext(src.replace(/^var __prebuilt =/, "self.__prebuilt ="), context);
+  }
+  vm.runInContext(fs.readFileSync(path.join(workers, worker), "utf-8"), context, { filename: worker });
+  return { context, handler: () => handler };
+}
+
+async function searcher(site, offline) {
+  const { context, handler } = loadWorker(site, offline);
+  let data;
+  if (offline) {
+    const src = fs.readFileSync(path.join(site, "search", "search_index.js"), "utf-8");
+    data = JSON.parse(src.replace(/^var __index = /, "").replace(/;\s*$/, ""));
+  } else {
+    data = JSON.parse(fs.readFileSync(path.join(site, "search", "search_index.json"), "utf-8"));
+  }
+  data.options = { suggest: false };
+  await handler()({ data: { type: 0, data } });
+  return context.__search;
+}
+
+const strip = (items) => JSON.parse(JSON.stringify(items, (k, v) => (k === "parent" ? undefined : v)));
+const local = (loc) => loc.replace(/\.html(?=#|$)/, "/").replace(/\/index\/(?=#|$)/, "/").replace(/^index\/$/, "");
+const locations = (items) => items.map((group) => group.map((doc) => local(doc.location)));
+
+(async () => {
+  const [site, offlineSite, queriesFile] = process.argv.slice(2);
+  const online = await searcher(site, false);
+  // the offline copy is a build of its own (file:// links): its prebuilt index against the index the browser
+  // would build from that copy's own search_index.json
+  const offline = offlineSite ? await searcher(offlineSite, true) : null;
+  const offlineBuilt = offlineSite ? await searcher(offlineSite, false) : null;
+  const out = [];
+  for (const query of fs.readFileSync(queriesFile, "utf-8").split("\n").filter(Boolean)) {
+    let t = performance.now();
+    const theme = strip(online.themeSearch(query).items);
+    const themeMs = performance.now() - t;
+    t = performance.now();
+    const ours = strip(online.search(query).items);
+    const oursMs = performance.now() - t;
+    const row = {
+      query,
+      groups: ours.length,
+      same_order: JSON.stringify(locations(ours)) === JSON.stringify(locations(theme)),
+      first_30_identical: JSON.stringify(ours.slice(0, 30)) === JSON.stringify(theme.slice(0, 30)),
+      theme_ms: +themeMs.toFixed(2),
+      ours_ms: +oursMs.toFixed(2),
+      theme_bytes: JSON.stringify(theme).length,
+      ours_bytes: JSON.stringify(ours).length,
+    };
+    if (offline) {
+      t = performance.now();
+      const prebuilt = JSON.stringify(strip(offline.search(query).items));
+      row.offline_ms = +(performance.now() - t).toFixed(2);
+      row.offline_identical = prebuilt === JSON.stringify(strip(offlineBuilt.search(query).items));
+    }
+    out.push(row);
+  }
+  console.log(JSON.stringify(out));
+})().catch((err) => { console.error(err); process.exit(1); });
