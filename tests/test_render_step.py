@@ -111,3 +111,14 @@ def test_zensical_adapter_sets_the_search_languages_and_refuses_an_unknown_index
     with pytest.raises(zensical_adapter.AdapterError, match="not the index Zensical"):
         zensical_adapter.patch_search(tmp_path, ["en"])
     assert zensical_adapter.search_languages() == ["en", "zh"]
+
+
+def test_zensical_gets_the_overrides_without_material_only_parts(rendered):
+    copy = rendered / "overrides-zensical"
+    assert (copy / "main.html").exists() and not (copy / "partials" / "search.html").exists()
+    main = (copy / "main.html").read_text()
+    material_bundle = site_config._BUNDLE.search((ROOT / "overrides" / "main.html").read_text())
+    if material_bundle:  # main.html loads the theme's bundle itself: Zensical's own file instead
+        assert material_bundle.group() not in main and site_config._BUNDLE.search(main)
+    config = yaml.safe_load((rendered / "zensical.yml").read_text())
+    assert config["theme"]["custom_dir"] == str(copy) and config["theme"]["variant"] == "classic"
