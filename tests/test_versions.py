@@ -202,6 +202,21 @@ def test_every_api_page_of_the_handbook_shows_a_history_naming_every_probed_rele
     assert not missing, missing[:10]
     unprobed = [p.rel for p in pages if p.front.get("api") not in probed and "Not probed yet" not in sections[p.rel]]
     assert not unprobed, unprobed[:10]
+    # the committed data: every minor release from 1.13 to the pinned one, and at least 95% of api pages in it
+    assert [r["release"] for r in data["releases"]] == list(versions.RELEASES)
+    assert len(in_data) >= 0.95 * len(pages), f"{len(in_data)} of {len(pages)} api pages have a version history"
+
+
+def test_the_committed_data_dates_apis_by_the_release_the_probe_first_found_them_in():
+    """Spot checks against the release notes: torch.compile is new in 2.0, nn.RMSNorm in 2.4, and an API older
+    than the oldest probed release is "≤1.13", never a guessed number."""
+    apis = versions.load()["apis"]
+    assert apis["torch.compile"]["added"] == "2.0"
+    assert apis["torch.nn.RMSNorm"]["added"] == "2.4"
+    assert apis["torch.cat"]["added"] == "≤1.13"
+    sdpa = apis["torch.nn.functional.scaled_dot_product_attention"]
+    assert sdpa["added"] == "2.0"
+    assert sdpa["parameters"]["scale"]["added"] == "2.1" and sdpa["parameters"]["enable_gqa"]["added"] == "2.5"
 
 
 def test_find_links_of_the_machine_are_not_used_for_release_envs():

@@ -81,7 +81,7 @@ def main() -> int:
             print(f"search hit rate: {hits}/{len(queries)} ({100 * hits / len(queries):.0f}%) in the top 3")
             print(
                 f"search latency: {statistics.median(latencies):.0f} ms median, {max(latencies):.0f} ms max "
-                f"(keystroke to first result, {len(latencies)} queries, headless Chromium)"
+                f"(keystroke to first result on the page's own clock, {len(latencies)} queries, headless Chromium)"
             )
             fresh = _offline_latency(browser, zip_path, Path(tmp))
             print(
