@@ -47,7 +47,8 @@ def test_worker_patch_fixes_the_loop_once_and_refuses_unknown_code(tmp_path):
     patch_worker(tmp_path)
     patched = worker.read_text()
     assert WORKER_BUG not in patched and patched.count(WORKER_FIX) == 1
-    assert all(patched.count(new) == 1 for _, new in PREBUILT_PATCHES)
+    assert all(patched.count(new) == 1 for _, new in PREBUILT_PATCHES[:-2])
+    assert "case 0:return yield self.__hbIdle(),yield Ie(t.data.config),de=new U(t.data),self.__search=de," in patched
     assert patched.count("search(e){return self.__hbSearch.call(this,e,{") == 1
     assert patched.count("themeSearch(e){") == 1 and patched.startswith("// The handbook's search method")
     with pytest.raises(WorkerPatchError, match="search worker changed"):
@@ -56,3 +57,21 @@ def test_worker_patch_fixes_the_loop_once_and_refuses_unknown_code(tmp_path):
         worker.write_text(theme.read_text().replace(old, "", 1))
         with pytest.raises(WorkerPatchError, match="search worker changed"):
             patch_worker(tmp_path)  # one piece of the theme's code is missing: a new theme version
+
+
+def test_bundle_patch_sets_up_offline_search_at_page_load_once_and_refuses_unknown_code(tmp_path):
+    import shutil
+
+    import material
+    import pytest
+
+    from handbook.site.search_index import BUNDLE_PATCHES, WorkerPatchError, patch_bundle
+
+    (theme,) = (Path(material.__file__).parent / "templates/assets/javascripts").glob("bundle.*.min.js")
+    folder = tmp_path / "assets" / "javascripts"
+    folder.mkdir(parents=True)
+    shutil.copy(theme, folder / theme.name)
+    patched = patch_bundle(tmp_path).read_text()
+    assert all(patched.count(new) == 1 and old not in patched for old, new in BUNDLE_PATCHES)
+    with pytest.raises(WorkerPatchError, match="bundle changed"):
+        patch_bundle(tmp_path)  # already patched, or a new theme version

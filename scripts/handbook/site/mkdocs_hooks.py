@@ -52,6 +52,7 @@ def on_page_context(context, page, config, **kwargs):
 @event_priority(-50)
 def on_post_build(config, **kwargs):
     search_index.patch_worker(Path(config.site_dir))
+    search_index.patch_bundle(Path(config.site_dir))
     try:
         math.prerender(Path(config.site_dir))
     except math.MathError as exc:

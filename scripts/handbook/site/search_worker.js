@@ -119,3 +119,11 @@ self.__hbIndex = function (pre) {
     pipeline: lunr.Pipeline.load(pre.searchPipeline),
   });
 };
+
+// In the offline copy the worker is an iframe on the page's own thread (iframe-worker): loading the index waits
+// for the page to be idle (at most a second), so it never competes with the page's first paint and scroll. A real
+// worker (online) has no requestIdleCallback and loads at once.
+self.__hbIdle = () =>
+  new Promise((resolve) =>
+    typeof requestIdleCallback === "function" ? requestIdleCallback(resolve, { timeout: 1000 }) : resolve(),
+  );
