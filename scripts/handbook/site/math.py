@@ -25,22 +25,22 @@ class MathError(RuntimeError):
 
 def prerender(site_dir: Path) -> int:
     """Typeset the math of every page under site_dir in place; returns how many formulas."""
-    pages = [p for p in sorted(site_dir.rglob("*.html")) if 'class="arithmatex"' in p.read_text(encoding="utf-8")]
-    found = [(p, m) for p in pages for m in ELEMENT.finditer(p.read_text(encoding="utf-8"))]
-    if not found:
+    texts = {p: p.read_text(encoding="utf-8") for p in sorted(site_dir.rglob("*.html"))}
+    pages = {p: text for p, text in texts.items() if 'class="arithmatex"' in text}
+    found = [m for text in pages.values() for m in ELEMENT.finditer(text)]
+    if not pages:
         return 0
     node_path = node()
     if node_path is None:
         raise MathError("node is not installed: math is typeset at build time (pip install -r requirements.txt)")
-    formulas = [[html.unescape(m.group(3)), m.group(2) == "["] for _, m in found]
+    formulas = [[html.unescape(m.group(3)), m.group(2) == "["] for m in found]
     result = subprocess.run(
         [node_path, str(SCRIPT), str(KATEX)], input=json.dumps(formulas), capture_output=True, text=True
     )
     if result.returncode != 0:
         raise MathError(f"typesetting math failed:\n{result.stderr}")
     rendered = iter(json.loads(result.stdout))
-    for page in pages:
-        text = page.read_text(encoding="utf-8")
+    for page, text in pages.items():
         out = ELEMENT.sub(lambda m: f'<{m.group(1)} class="arithmatex">{next(rendered)}</{m.group(1)}>', text)
         if 'class="arithmatex">\\' in out:
             raise MathError(f"{page}: an arithmatex element was left untypeset")
