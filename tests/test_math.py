@@ -31,3 +31,9 @@ def test_a_site_without_math_is_left_alone(tmp_path):
     (tmp_path / "index.html").write_text("<p>no formulas, $5 and \\(text\\) in prose</p>", encoding="utf-8")
     assert math.prerender(tmp_path) == 0
     assert (tmp_path / "index.html").read_text(encoding="utf-8") == "<p>no formulas, $5 and \\(text\\) in prose</p>"
+
+
+def test_a_page_whose_only_math_is_malformed_is_an_error_not_a_skip(tmp_path):
+    (tmp_path / "only.html").write_text('<span class="arithmatex">\\(x</span>', encoding="utf-8")
+    with pytest.raises(math.MathError, match="only.html: an arithmatex element was left untypeset"):
+        math.prerender(tmp_path)
