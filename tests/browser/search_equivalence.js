@@ -2,7 +2,8 @@
 // Runs the built site's patched search worker in Node and prints, as JSON, for every query: whether the
 // handbook's search method gives the theme's results (the same groups in the same order; the first 30 groups
 // identical, highlights included), and whether the offline copy's prebuilt index (no token positions) gives
-// exactly what an index built from that copy's search_index.json gives, highlights included.
+// exactly what an index built from that copy's search_index.json gives, highlights included; and how a one-letter
+// query and queries that arrive together are answered.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -83,5 +84,30 @@ const locations = (items) => items.map((group) => group.map((doc) => local(doc.l
     }
     out.push(row);
   }
-  console.log(JSON.stringify(out));
+  // A one-letter query is searched as that word, not as the prefix of every word (search_worker.js): the theme
+  // given the same word as a required exact term ("+c") finds the same pages in the same order.
+  const letter = {
+    same_as_exact_word:
+      JSON.stringify(locations(strip(online.search("c").items))) ===
+      JSON.stringify(locations(strip(online.themeSearch("+c").items))),
+    groups: online.search("c").items.length,
+    prefix_groups: online.themeSearch("c").items.length,
+  };
+  // Only the newest of the queries waiting is answered: three sent at once, as fast typing does, get one answer,
+  // the last one's.
+  const { context, handler } = loadWorker(site, false);
+  const answers = [];
+  context.postMessage = (message) => answers.push(message);
+  const data = JSON.parse(fs.readFileSync(path.join(site, "search", "search_index.json"), "utf-8"));
+  data.options = { suggest: false };
+  await handler()({ data: { type: 0, data } });
+  answers.length = 0;
+  await Promise.all(["con", "conc", "concat"].map((query) => handler()({ data: { type: 2, data: query } })));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const latest = {
+    answers: answers.length,
+    is_last: answers.length > 0 && JSON.stringify(strip(answers[answers.length - 1].data.items)) ===
+      JSON.stringify(strip(context.__search.search("concat").items)),
+  };
+  console.log(JSON.stringify({ rows: out, letter, latest }));
 })().catch((err) => { console.error(err); process.exit(1); });

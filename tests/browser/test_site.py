@@ -155,7 +155,7 @@ def test_search_method_gives_the_themes_results_and_the_prebuilt_index_the_built
     """In Node, over the whole query suite: the handbook's search method (site/search_worker.js) returns the theme's
     groups in the theme's order, the first 30 identical to the theme's, highlights included; the offline copy's
     prebuilt index (no token positions, decoded lazily) returns exactly what the index built from that copy's
-    search_index.json returns."""
+    search_index.json returns. A one-letter query and queries sent together are answered as search_worker.js says."""
     import json
     import subprocess
 
@@ -170,11 +170,17 @@ def test_search_method_gives_the_themes_results_and_the_prebuilt_index_the_built
         text=True,
         check=True,
     )
-    rows = json.loads(out.stdout)
+    result = json.loads(out.stdout)
+    rows = result["rows"]
     assert len(rows) == len(QUERIES)
     wrong = [r for r in rows if not (r["same_order"] and r["first_30_identical"] and r["offline_identical"])]
     assert wrong == [], wrong
     assert max(r["ours_bytes"] for r in rows) < max(r["theme_bytes"] for r in rows)
+    # a one-letter query is the word itself, not the prefix of every word (which matches every page)
+    assert result["letter"]["same_as_exact_word"], result["letter"]
+    assert 0 < result["letter"]["groups"] < result["letter"]["prefix_groups"], result["letter"]
+    # three queries arriving together (fast typing) get one answer: the last one's
+    assert result["latest"] == {"answers": 1, "is_last": True}, result["latest"]
 
 
 def test_offline_copy_browses_and_searches_from_file_without_network(offline_site, browser, screenshot):
@@ -209,11 +215,12 @@ def test_offline_copy_browses_and_searches_from_file_without_network(offline_sit
     screenshot(page, "offline-search")
     latencies = {}
     for query in FRESH_QUERIES:
-        results, seconds = search_fresh(context, (offline_site / "torch" / "cat.html").as_uri(), query)
-        assert results, f"{query!r}: no result offline"
-        latencies[query] = seconds
+        fresh = search_fresh(context, (offline_site / "torch" / "cat.html").as_uri(), query)
+        assert fresh.results, f"{query!r}: no result offline"
+        latencies[query] = fresh
     print(
-        "\noffline first result on a fresh page: " + ", ".join(f"{q} {1000 * s:.0f} ms" for q, s in latencies.items())
+        "\noffline on a fresh page, first result / whole query's results: "
+        + ", ".join(f"{q} {1000 * f.first:.0f}/{1000 * f.final:.0f} ms" for q, f in latencies.items())
     )
     external = sorted({u for u in requests if not u.startswith(("file://", "data:", "blob:", "about:"))})
     context.close()

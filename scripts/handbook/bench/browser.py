@@ -38,11 +38,12 @@ window.Worker = function (url, options) {
 };
 // From file:// the worker is an iframe (iframe-worker) that posts its messages to this window.
 window.addEventListener("message", (ev) => { if (ev.data && ev.data.type === 1) window.__searchReady = true; });
-// The page's own clock, keystroke to results: the first input in the search box after search() resets it, and
-// the first result item in the document after that (mkdocs-material's results; Zensical's live in a shadow root).
+// The page's own clock, keystroke to results: the first key released in the search box after search() resets it
+// (mkdocs-material sends the query on keyup), and the first result item in the document after that (Zensical's
+// results live in a shadow root).
 window.__hbKey = null;
 window.__hbFirst = null;
-document.addEventListener("input", (e) => {
+document.addEventListener("keyup", (e) => {
   if (window.__hbKey === null && e.target.matches && e.target.matches(".md-search__input")) window.__hbKey = performance.now();
 }, true);
 new MutationObserver(() => {
@@ -162,8 +163,8 @@ def search(page, query: str, timeout_ms: int = 5000, keys: bool = False) -> tupl
     """Type a query; return the result links (site-relative, without query strings) and seconds to first result.
 
     By default the box is filled and one key pressed (Material searches on keyup): the time is then that of one
-    search, the online latency, read from the page's own clock (input event to the first result in the document;
-    from outside, Playwright's round trips add 30-40 ms) where the page was opened by open_search. keys=True types
+    search, the online latency, read from the page's own clock (that key's keyup to the first result in the
+    document; from outside, Playwright's round trips add 30-40 ms) where the page was opened by open_search. keys=True types
     every character as its own key event, as a reader does; the results are read once the list has settled.
     """
     ui = search_ui(page)
@@ -210,24 +211,62 @@ def _type(box, query: str) -> None:
     box.press_sequentially(query)
 
 
-def search_fresh(context, url: str, query: str, timeout_ms: int = 30_000) -> tuple[list[str], float]:
-    """Open a page in a new tab and type the query at once: seconds from the first key to the first result,
-    index loading included (what a reader who just opened the offline copy waits)."""
+# On a freshly opened page, the page's own clock: the first and the last input in the search box, the first result
+# item in the document, and the last change to the result list (the whole query's results, once it has settled).
+_WATCH_TYPING = """
+window.__hbFirstKey = null; window.__hbLastKey = null; window.__hbFirst = null; window.__hbLastList = null;
+document.addEventListener("input", (e) => {
+  if (!(e.target.matches && e.target.matches(".md-search__input"))) return;
+  const now = performance.now();
+  if (window.__hbFirstKey === null) window.__hbFirstKey = now;
+  window.__hbLastKey = now;
+}, true);
+new MutationObserver((records) => {
+  if (window.__hbFirstKey === null) return;
+  if (!records.some((r) => r.target.closest && r.target.closest(".md-search-result"))) return;
+  const now = performance.now();
+  if (window.__hbFirst === null && document.querySelector(".md-search-result__item")) window.__hbFirst = now;
+  window.__hbLastList = now;
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+@dataclass(frozen=True)
+class FreshSearch:
+    """A query typed on a freshly opened page: its results, seconds from the first key to the first result (of
+    whatever the reader had typed by then), and seconds from the last key to the whole query's results."""
+
+    results: list[str]
+    first: float
+    final: float
+
+
+def search_fresh(context, url: str, query: str, timeout_ms: int = 30_000) -> FreshSearch:
+    """Open a page in a new tab and type the query at once, index loading included (what a reader who just opened
+    the offline copy waits); the times come from the page's own clock where it has one (mkdocs-material)."""
     page = context.new_page()
     try:
+        page.add_init_script(_WATCH_TYPING)
         page.goto(url)
         ui = search_ui(page)
         _focus_box(page, ui)
         box = page.locator(ui.box)
         started = time.perf_counter()
         _type(box, query)
+        typed = time.perf_counter()
         try:
             page.wait_for_selector(ui.item, timeout=timeout_ms)
         except Exception:  # noqa: BLE001 - no result at all is an answer, not an error
-            return [], float("nan")
-        elapsed = time.perf_counter() - started
+            return FreshSearch([], float("nan"), float("nan"))
+        first = time.perf_counter() - started
         _settle(page, ui)
-        return _results(page, ui), elapsed
+        final = time.perf_counter() - typed  # an upper bound: _settle polls
+        clock = page.evaluate("[window.__hbFirstKey, window.__hbLastKey, window.__hbFirst, window.__hbLastList]")
+        if ui is MATERIAL and None not in clock:
+            first_key, last_key, first_item, last_list = clock
+            first = (first_item - first_key) / 1000
+            final = max(0.0, last_list - last_key) / 1000
+        return FreshSearch(_results(page, ui), first, final)
     finally:
         page.close()
 

@@ -45,11 +45,27 @@ function compact(index) {
   return { fields: index.fields, searchPipeline: index.pipeline, terms, vectors, refs };
 }
 
+// The index's token set (the minimized automaton of its terms, which takes most of the index's load to build) as
+// its nodes: [final, the edges' characters, the numbers of the nodes they lead to], node 0 the root; a node that
+// several edges reach is written once.
+function tokenSetNodes(root) {
+  const number = new Map([[root, 0]]);
+  const nodes = [root];
+  for (let i = 0; i < nodes.length; i++)
+    for (const child of Object.values(nodes[i].edges))
+      if (!number.has(child)) number.set(child, nodes.push(child) - 1);
+  return nodes.map((node) => {
+    const chars = Object.keys(node.edges);
+    return [node.final ? 1 : 0, chars.join(""), chars.map((char) => number.get(node.edges[char]))];
+  });
+}
+
 const data = JSON.parse(fs.readFileSync(path.join(site, "search", "search_index.json"), "utf-8"));
 (async () => {
   await handler({ data: { type: 0, data } });
   if (!self.__search) throw new Error("the worker did not expose its index: is the worker patched?");
   const prebuilt = compact(self.__search.index.toJSON());
+  prebuilt.tokenSet = tokenSetNodes(self.__search.index.tokenSet);
   if (prebuilt.vectors["title/0"] === undefined) throw new Error("the first document has no title vector: is the worker patched?");
   prebuilt.pipeline = self.__hbPipeline.toJSON(); // what the offline worker loads to find highlight positions
   prebuilt.docs = data.docs.map(({ parent, ...doc }) => doc); // the worker set parent on each section

@@ -48,6 +48,10 @@ PREBUILT_PATCHES = [
         "case 0:return yield Ie(t.data.config),de=new U(t.data),{type:1};",
         "case 0:return yield Ie(t.data.config),de=new U(t.data),self.__search=de,{type:1};",
     ),
+    (  # answer only the newest of the queries waiting (search_worker.js, __hbLatest)
+        'addEventListener("message",t=>W(null,null,function*(){postMessage(yield Fe(t.data))}));',
+        'addEventListener("message",t=>W(null,null,function*(){let r=yield self.__hbLatest(t.data,Fe);r&&postMessage(r)}));',
+    ),
     (  # from file:// (the iframe worker runs on the page's thread), load the index once the page is idle
         "case 0:return yield Ie(t.data.config),",
         "case 0:return yield self.__hbIdle(),yield Ie(t.data.config),",

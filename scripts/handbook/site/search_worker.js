@@ -13,6 +13,10 @@ self.__hbSearch = function (query, fn) {
   query = query.replace(/\p{sc=Han}+/gu, (value) => [...fn.segment(value, this.index.invertedIndex)].join("* "));
   query = fn.transform(query);
   if (!query) return { items: [] };
+  // A query of one Latin letter (a reader's first keystroke) is searched as that word, not as the prefix of every
+  // word it starts: "c*" expands to a tenth of the vocabulary and matches every page, which tells the reader
+  // nothing and costs 300-800 ms (a whole second on the offline copy's single thread) while the next keys wait.
+  if (/^[a-z]\*$/i.test(query)) query = query.slice(0, -1);
   const clauses = fn.parse(query).filter((clause) => clause.presence !== lunr.Query.presence.PROHIBITED);
 
   const scored = [];
@@ -43,12 +47,9 @@ self.__hbSearch = function (query, fn) {
       let positions = [...matched].flatMap((term) => metadata[term][field].position || []);
       let table = this.table.get([doc.location, field].join(":"));
       if (!positions.length) {  // an index stored without positions: tokenize the section as the index did
-        lunr.tokenizer.table = [];
-        positions = self.__hbPipeline
-          .run(fn.tokenize(item.doc[field]))
-          .filter((token) => matched.has(token.toString()))
-          .map((token) => token.metadata.position);
-        table = lunr.tokenizer.table;
+        const section = self.__hbTokens(doc.location, field, item.doc[field], fn.tokenize);
+        positions = section.terms.flatMap(([term, position]) => (matched.has(term) ? [position] : []));
+        table = section.table;
       }
       if (!positions.length) continue;
       const highlight = Array.isArray(doc[field]) ? fn.highlightAll : fn.highlight;
@@ -84,37 +85,95 @@ self.__hbSearch = function (query, fn) {
   return suggest === undefined ? { items } : { items, suggest };
 };
 
-// The offline copy's prebuilt index (prebuild_search.js) as a lunr.Index: the tokens' set is built at once, each
-// term's postings and each section's vector are decoded the first time a query reaches them.
+// What the index's pipeline makes of one word (its terms: none for a stop word), remembered: highlighting a broad
+// query's sections runs the stemmer over the same words again and again (most of the time of a query offline).
+// The pipeline's steps (trimmer, stop words, stemmer) each look at one token alone, so a word's terms are the same
+// whether it runs alone or within its section.
+const hbTerms = new Map();
+self.__hbTerms = (word) => {
+  let terms = hbTerms.get(word);
+  if (terms === undefined) {
+    terms = self.__hbPipeline.run([new lunr.Token(word, {})]).map(String);
+    hbTerms.set(word, terms);
+  }
+  return terms;
+};
+
+// A section's terms with their positions, and its table of token offsets, remembered: as a reader types, query
+// after query highlights the same top sections (c, co, con ...).
+const hbTokens = new Map();
+self.__hbTokens = (location, field, value, tokenize) => {
+  const key = `${location}:${field}`;
+  let section = hbTokens.get(key);
+  if (section === undefined) {
+    lunr.tokenizer.table = [];
+    const terms = [];
+    for (const token of tokenize(value))
+      for (const term of self.__hbTerms(token.toString())) terms.push([term, token.metadata.position]);
+    section = { terms, table: lunr.tokenizer.table };
+    hbTokens.set(key, section);
+  }
+  return section;
+};
+
+// The offline copy's prebuilt index (prebuild_search.js) as a lunr.Index: the token set is rebuilt from its
+// serialized nodes, and each term's postings and each section's vector are decoded the first time a query reaches
+// them (the index reads them by key, and looks terms up with `in`: a proxy answers both).
 self.__hbIndex = function (pre) {
-  const lazy = (target, key, decode) => {
-    let value;
-    Object.defineProperty(target, key, {
-      enumerable: true,
-      get: () => (value === undefined ? (value = decode()) : value),
+  const lazy = (raw, decode) => {
+    const decoded = new Map();
+    const get = (key) => {
+      if (typeof key !== "string" || !Object.hasOwn(raw, key)) return undefined;
+      if (!decoded.has(key)) decoded.set(key, decode(raw[key]));
+      return decoded.get(key);
+    };
+    return new Proxy(Object.create(null), {
+      get: (_, key) => get(key),
+      has: (_, key) => typeof key === "string" && Object.hasOwn(raw, key),
+      ownKeys: () => Object.keys(raw),
+      getOwnPropertyDescriptor: (_, key) =>
+        Object.hasOwn(raw, key) ? { value: get(key), enumerable: true, configurable: true, writable: false } : undefined,
     });
   };
-  const invertedIndex = Object.create(null);
-  const tokens = new lunr.TokenSet.Builder();
-  for (const [term, index, postings] of pre.terms) {
-    tokens.insert(term);
-    lazy(invertedIndex, term, () => {
-      const posting = { _index: index };
-      pre.fields.forEach((field, i) => {
-        posting[field] = Object.create(null);
-        if (postings[i]) for (const ref of postings[i].split(",")) posting[field][ref] = {};
-      });
-      return posting;
+  const postings = Object.create(null);
+  for (const [term, index, lists] of pre.terms) postings[term] = [index, lists];
+  const invertedIndex = lazy(postings, ([index, lists]) => {
+    const posting = { _index: index };
+    pre.fields.forEach((field, i) => {
+      posting[field] = Object.create(null);
+      if (lists[i]) for (const ref of lists[i].split(",")) posting[field][ref] = {};
     });
+    return posting;
+  });
+  const fieldVectors = lazy(pre.vectors, (elements) => new lunr.Vector(elements.split(",").map(Number)));
+  // Decoded lazily, the first broad query pays for most of the index (twice the time of the same query warm), so
+  // the page's idle moments decode it all ahead of the reader, a slice at a time (in the offline copy, where the
+  // worker shares the page's thread; a real worker has no requestIdleCallback and builds its index whole).
+  if (typeof requestIdleCallback === "function") {
+    const ahead = [
+      ...Object.keys(postings).map((term) => [invertedIndex, term]),
+      ...Object.keys(pre.vectors).map((fieldRef) => [fieldVectors, fieldRef]),
+    ];
+    let next = 0;
+    const slice = (deadline) => {
+      while (next < ahead.length && deadline.timeRemaining() > 1) {
+        const [target, key] = ahead[next++];
+        void target[key]; // the proxy decodes it
+      }
+      if (next < ahead.length) requestIdleCallback(slice);
+    };
+    requestIdleCallback(slice);
   }
-  tokens.finish();
-  const fieldVectors = Object.create(null);
-  for (const [fieldRef, elements] of Object.entries(pre.vectors))
-    lazy(fieldVectors, fieldRef, () => new lunr.Vector(elements.split(",").map(Number)));
+  // The token set's nodes, each [final, its edges' characters, the nodes they lead to]; node 0 is the root.
+  const nodes = pre.tokenSet.map(() => new lunr.TokenSet());
+  pre.tokenSet.forEach(([final, chars, children], i) => {
+    nodes[i].final = final === 1;
+    for (let k = 0; k < chars.length; k++) nodes[i].edges[chars[k]] = nodes[children[k]]; // UTF-16 units, as lunr's
+  });
   return new lunr.Index({
     invertedIndex,
     fieldVectors,
-    tokenSet: tokens.root,
+    tokenSet: nodes[0],
     fields: pre.fields,
     pipeline: lunr.Pipeline.load(pre.searchPipeline),
   });
@@ -127,3 +186,14 @@ self.__hbIdle = () =>
   new Promise((resolve) =>
     typeof requestIdleCallback === "function" ? requestIdleCallback(resolve, { timeout: 1000 }) : resolve(),
   );
+
+// Only the newest query is answered: a reader types faster than a broad query is searched, and each keystroke
+// sends one (the theme does not wait for a pause in typing). Queries that arrive while one is being searched wait
+// their turn; of those, all but the last are stale by then, and their answers would only delay the last one's.
+let hbLatest = null;
+self.__hbLatest = async (message, handle) => {
+  if (message.type !== 2) return handle(message);
+  hbLatest = message;
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return hbLatest === message ? handle(message) : null;
+};
