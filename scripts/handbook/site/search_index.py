@@ -44,13 +44,14 @@ PREBUILT_PATCHES = [
         "this.map=ie(r),",
         "this.map=ie(self.__prebuilt?self.__prebuilt.docs:r),",
     ),
-    (  # expose the built index, so the build can serialize it
-        "case 0:return yield Ie(t.data.config),de=new U(t.data),{type:1};",
-        "case 0:return yield Ie(t.data.config),de=new U(t.data),self.__search=de,{type:1};",
-    ),
     (  # answer only the newest of the queries waiting (search_worker.js, __hbLatest)
         'addEventListener("message",t=>W(null,null,function*(){postMessage(yield Fe(t.data))}));',
         'addEventListener("message",t=>W(null,null,function*(){let r=yield self.__hbLatest(t.data,Fe);r&&postMessage(r)}));',
+    ),
+    # the last two patch the same code: keep them last, in this order (tests/test_search_index.py)
+    (  # expose the built index, so the build can serialize it
+        "case 0:return yield Ie(t.data.config),de=new U(t.data),{type:1};",
+        "case 0:return yield Ie(t.data.config),de=new U(t.data),self.__search=de,{type:1};",
     ),
     (  # from file:// (the iframe worker runs on the page's thread), load the index once the page is idle
         "case 0:return yield Ie(t.data.config),",
