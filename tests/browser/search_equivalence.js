@@ -8,7 +8,11 @@
 const fs = require("fs");
 const path = require("path");
 const vm = require("vm");
+const { fileURLToPath, pathToFileURL } = require("url");
 
+// The worker as a real worker runs it, importScripts synchronous: with `prebuilt`, as the offline copy's blob:
+// worker (file-worker.js), which gives it its own URL and has loaded the prebuilt index's core; its shards load as
+// queries reach them. `loaded` counts the shard files each query made it load.
 function loadWorker(site, prebuilt) {
   const workers = path.join(site, "assets", "javascripts", "workers");
   const [worker] = fs.readdirSync(workers).filter((f) => /^search\..*\.min\.js$/.test(f));
@@ -16,25 +20,27 @@ function loadWorker(site, prebuilt) {
   context.self = context;
   context.globalThis = context;
   let handler = null;
+  const loaded = [];
   context.addEventListener = (type, fn) => { if (type === "message") handler = fn; };
   context.postMessage = () => {};
   context.importScripts = (...urls) => {
     for (const url of urls) {
-      if (url.includes("search_prebuilt")) continue;
-      vm.runInContext(fs.readFileSync(path.resolve(workers, url), "utf-8"), context, { filename: url });
+      const file = url.startsWith("file:") ? fileURLToPath(url) : path.resolve(workers, url);
+      if (file.includes(`${path.sep}prebuilt${path.sep}`)) loaded.push(path.relative(site, file));
+      vm.runInContext(fs.readFileSync(file, "utf-8"), context, { filename: file });
     }
   };
   vm.createContext(context);
   if (prebuilt) {
-    const src = fs.readFileSync(path.join(site, "search", "search_prebuilt.js"), "utf-8");
-    vm.runInContext(src.replace(/^var __prebuilt =/, "self.__prebuilt ="), context);
+    context.__hbBase = pathToFileURL(path.join(workers, worker)).href;
+    context.importScripts(pathToFileURL(path.join(site, "search", "search_prebuilt.js")).href);
   }
   vm.runInContext(fs.readFileSync(path.join(workers, worker), "utf-8"), context, { filename: worker });
-  return { context, handler: () => handler };
+  return { context, handler: () => handler, loaded };
 }
 
 async function searcher(site, offline) {
-  const { context, handler } = loadWorker(site, offline);
+  const { context, handler, loaded } = loadWorker(site, offline);
   let data;
   if (offline) {
     const src = fs.readFileSync(path.join(site, "search", "search_index.js"), "utf-8");
@@ -44,6 +50,7 @@ async function searcher(site, offline) {
   }
   data.options = { suggest: false };
   await handler()({ data: { type: 0, data } });
+  context.__search.loaded = loaded;
   return context.__search;
 }
 
@@ -78,7 +85,9 @@ const locations = (items) => items.map((group) => group.map((doc) => local(doc.l
     };
     if (offline) {
       t = performance.now();
+      offline.loaded.length = 0;
       const prebuilt = JSON.stringify(strip(offline.search(query).items));
+      row.offline_shards = offline.loaded.length;
       row.offline_ms = +(performance.now() - t).toFixed(2);
       row.offline_identical = prebuilt === JSON.stringify(strip(offlineBuilt.search(query).items));
     }
@@ -93,8 +102,18 @@ const locations = (items) => items.map((group) => group.map((doc) => local(doc.l
     groups: online.search("c").items.length,
     prefix_groups: online.themeSearch("c").items.length,
   };
-  // Only the newest of the queries waiting is answered: three sent at once, as fast typing does, get one answer,
-  // the last one's.
+  // A word typed up to a separator ("shape-") is searched as the words before it: the theme's empty clause ("-*")
+  // matches every page.
+  const separator = {
+    theme_groups: online.themeSearch("shape-").items.length,
+    groups: online.search("shape-").items.length,
+    within_shape: (() => {
+      const article = (group) => group[0].split("#")[0];
+      const shape = new Set(locations(strip(online.search("shape").items)).map(article));
+      return locations(strip(online.search("shape-").items)).every((group) => shape.has(article(group)));
+    })(),
+  };
+  // Only the newest of the queries waiting is answered: three sent at once, as fast typing does, get the last one's.
   const { context, handler } = loadWorker(site, false);
   const answers = [];
   context.postMessage = (message) => answers.push(message);
@@ -102,12 +121,19 @@ const locations = (items) => items.map((group) => group.map((doc) => local(doc.l
   data.options = { suggest: false };
   await handler()({ data: { type: 0, data } });
   answers.length = 0;
+  // It is answered twice (search_worker.js, __hbLatest): at once with the groups the page shows first highlighted,
+  // the same groups in the same order, then whole.
   await Promise.all(["con", "conc", "concat"].map((query) => handler()({ data: { type: 2, data: query } })));
   await new Promise((resolve) => setTimeout(resolve, 50));
+  const whole = strip(context.__search.search("concat").items);
+  const [shown, last] = answers.map((answer) => strip(answer.data.items));
   const latest = {
     answers: answers.length,
-    is_last: answers.length > 0 && JSON.stringify(strip(answers[answers.length - 1].data.items)) ===
-      JSON.stringify(strip(context.__search.search("concat").items)),
+    is_last: last !== undefined && JSON.stringify(last) === JSON.stringify(whole),
+    first_shows_the_same: shown !== undefined && whole.length > 10 &&
+      JSON.stringify(locations(shown)) === JSON.stringify(locations(whole)) &&
+      JSON.stringify(shown.slice(0, 10)) === JSON.stringify(whole.slice(0, 10)) &&
+      JSON.stringify(shown.slice(10, 30)) !== JSON.stringify(whole.slice(10, 30)),
   };
-  console.log(JSON.stringify({ rows: out, letter, latest }));
+  console.log(JSON.stringify({ rows: out, letter, separator, latest }));
 })().catch((err) => { console.error(err); process.exit(1); });

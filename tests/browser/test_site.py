@@ -186,8 +186,12 @@ def test_search_method_gives_the_themes_results_and_the_prebuilt_index_the_built
     # a one-letter query is the word itself, not the prefix of every word (which matches every page)
     assert result["letter"]["same_as_exact_word"], result["letter"]
     assert 0 < result["letter"]["groups"] < result["letter"]["prefix_groups"], result["letter"]
-    # three queries arriving together (fast typing) get one answer: the last one's
-    assert result["latest"] == {"answers": 1, "is_last": True}, result["latest"]
+    # "shape-" (typed on the way to "shape-ops") is "shape", not every page of the site
+    separator = result["separator"]
+    assert separator["within_shape"] and 0 < separator["groups"] < separator["theme_groups"], separator
+    # three queries arriving together (fast typing) get the last one's answers: the ten groups the page shows at
+    # once highlighted first, then the whole answer
+    assert result["latest"] == {"answers": 2, "is_last": True, "first_shows_the_same": True}, result["latest"]
 
 
 def test_offline_copy_browses_and_searches_from_file_without_network(offline_site, browser, screenshot):
@@ -229,10 +233,45 @@ def test_offline_copy_browses_and_searches_from_file_without_network(offline_sit
         "\noffline on a fresh page, first result / whole query's results: "
         + ", ".join(f"{q} {1000 * f.first:.0f}/{1000 * f.final:.0f} ms" for q, f in latencies.items())
     )
+    # the search worker is a real one (file-worker.js): iframe-worker's fallback never started
+    assert page.locator("iframe").count() == 0
     external = sorted({u for u in requests if not u.startswith(("file://", "data:", "blob:", "about:"))})
     context.close()
     assert external == [], external
     assert not misses, "\n".join(misses)
+
+
+# A browser whose blob: worker may not import file:// scripts, as file-worker.js's worker meets it there.
+_NO_FILE_IMPORTS = """
+const RealWorker = window.Worker;
+window.Worker = function (url, options) {
+  const refused = "try { importScripts('file:///nowhere/refused.js') } catch (e) {}; throw new Error('file:// refused')";
+  return new RealWorker(URL.createObjectURL(new Blob([refused], { type: "text/javascript" })), options);
+};
+"""
+
+
+@pytest.mark.parametrize("refusal", ["throws", "no-blob"])
+def test_offline_search_falls_back_to_the_iframe_worker(offline_site, browser, refusal):
+    """Where the blob: worker cannot run (its imports refused, or no blob: URLs at all), offline search runs in
+    iframe-worker's worker as before, every shard of the prebuilt index loaded at once: the same results."""
+    from handbook.bench.browser import search_fresh
+
+    context = browser.new_context()
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
+    context.add_init_script(
+        _NO_FILE_IMPORTS if refusal == "throws" else "URL.createObjectURL = () => { throw new Error('no blob:'); };"
+    )
+    url = (offline_site / "torch" / "cat.html").as_uri()
+    for query, expected in [("concatenate", "torch/cat.html"), ("显存", None), ("no_grad", "torch/no_grad.html")]:
+        fresh = search_fresh(context, url, query)
+        assert fresh.results, f"{query!r}: no result from the fallback worker"
+        if expected:
+            assert any(r.endswith(expected) for r in fresh.results[:3]), (query, fresh.results[:3])
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector("iframe", state="attached", timeout=10_000)  # the fallback is iframe-worker's
+    context.close()
 
 
 @pytest.mark.parametrize("name", ["built_site"])

@@ -212,22 +212,30 @@ def _type(box, query: str) -> None:
 
 
 # On a freshly opened page, the page's own clock: the first and the last input in the search box, the first result
-# item in the document, and the last change to the result list (the whole query's results, once it has settled).
+# item in the document, and each change to the result list with the links it then shows (the whole query's results
+# are the first list, after the last key, that shows what the settled list shows).
 _WATCH_TYPING = """
-window.__hbFirstKey = null; window.__hbLastKey = null; window.__hbFirst = null; window.__hbLastList = null;
+window.__hbFirstKey = null; window.__hbLastKey = null; window.__hbFirst = null; window.__hbLists = [];
 document.addEventListener("input", (e) => {
   if (!(e.target.matches && e.target.matches(".md-search__input"))) return;
   const now = performance.now();
   if (window.__hbFirstKey === null) window.__hbFirstKey = now;
   window.__hbLastKey = now;
 }, true);
+const hbShown = () => [...document.querySelectorAll(".md-search-result__item > a.md-search-result__link")]
+  .map((a) => a.href).join(" ");
 new MutationObserver((records) => {
   if (window.__hbFirstKey === null) return;
   if (!records.some((r) => r.target.closest && r.target.closest(".md-search-result"))) return;
   const now = performance.now();
   if (window.__hbFirst === null && document.querySelector(".md-search-result__item")) window.__hbFirst = now;
-  window.__hbLastList = now;
+  window.__hbLists.push([now, hbShown()]);
 }).observe(document, { childList: true, subtree: true });
+window.__hbFinal = () => {
+  const settled = hbShown();
+  const list = window.__hbLists.find(([at, shown]) => at >= window.__hbLastKey && shown === settled);
+  return list ? list[0] : null;
+};
 """
 
 
@@ -261,11 +269,11 @@ def search_fresh(context, url: str, query: str, timeout_ms: int = 30_000) -> Fre
         first = time.perf_counter() - started
         _settle(page, ui)
         final = time.perf_counter() - typed  # an upper bound: _settle polls
-        clock = page.evaluate("[window.__hbFirstKey, window.__hbLastKey, window.__hbFirst, window.__hbLastList]")
+        clock = page.evaluate("[window.__hbFirstKey, window.__hbLastKey, window.__hbFirst, window.__hbFinal()]")
         if ui is MATERIAL and None not in clock:
-            first_key, last_key, first_item, last_list = clock
+            first_key, last_key, first_item, final_list = clock
             first = (first_item - first_key) / 1000
-            final = max(0.0, last_list - last_key) / 1000
+            final = (final_list - last_key) / 1000
         return FreshSearch(_results(page, ui), first, final)
     finally:
         page.close()

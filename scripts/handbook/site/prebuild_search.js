@@ -1,5 +1,6 @@
 // Build the search index of a built site once, with mkdocs-material's own (patched) search worker, and write it
-// to search/search_prebuilt.js for the offline copy. Run by prebuilt_index.py: node prebuild_search.js SITE_DIR
+// for the offline copy: its core to search/search_prebuilt.js, its shards to search/prebuilt/.
+// Run by prebuilt_index.py: node prebuild_search.js SITE_DIR
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -20,29 +21,41 @@ globalThis.importScripts = (...urls) => {
 };
 vm.runInThisContext(fs.readFileSync(path.join(workers, worker[0]), "utf-8"), { filename: worker[0] });
 
-// The index as few, long strings, which JSON.parse reads many times faster than the objects and numbers of
-// lunr's own serialization (half a million postings); the worker decodes a term's postings or a section's
-// vector only when a query reaches it (search_worker.js, __hbIndex). Document refs (locations such as
-// "torch/nn/functional/conv2d.html#examples") are written as their number in `refs`, and the token positions
-// are left out: the handbook's search method finds them again for the sections it highlights.
+// The index as few, long strings, which a browser reads many times faster than the objects and numbers of lunr's
+// own serialization (half a million postings), split into a core and shards (search_worker.js, __hbIndex): each
+// term's postings carry the term's weight in each section's field vector, so the vectors are not stored apart
+// (they held the same pairs again). Document refs (locations such as "torch/nn/functional/conv2d.html#examples")
+// are written as their number in `refs`, and the token positions are left out: the handbook's search method finds
+// them again for the sections it highlights.
 function compact(index) {
-  const refs = [];
   const number = new Map();
+  const refs = [];
   const short = (ref) => {
     if (!number.has(ref)) number.set(ref, String(refs.push(ref) - 1)); // decimal: integer keys keep posting order
     return number.get(ref);
   };
-  const vectors = {};
-  for (const [fieldRef, vector] of index.fieldVectors) {
+  const weight = new Map(); // "field/ref number" -> term index -> weight
+  for (const [fieldRef, elements] of index.fieldVectors) {
     const cut = fieldRef.indexOf("/");
-    vectors[`${fieldRef.slice(0, cut)}/${short(fieldRef.slice(cut + 1))}`] = vector.join(",");
+    const pairs = new Map();
+    for (let i = 0; i < elements.length; i += 2) pairs.set(elements[i], elements[i + 1]);
+    weight.set(`${fieldRef.slice(0, cut)}/${short(fieldRef.slice(cut + 1))}`, pairs);
   }
-  const terms = index.invertedIndex.map(([term, posting]) => [
-    term,
-    posting._index,
-    index.fields.map((field) => Object.keys(posting[field] || {}).map(short).join(",")),
-  ]);
-  return { fields: index.fields, searchPipeline: index.pipeline, terms, vectors, refs };
+  const shards = {};
+  for (const [term, posting] of index.invertedIndex) {
+    const lists = index.fields.map((field) =>
+      Object.keys(posting[field] || {})
+        .map((ref) => {
+          const w = weight.get(`${field}/${short(ref)}`).get(posting._index);
+          if (w === undefined) throw new Error(`no weight for ${term} in ${field}/${ref}`);
+          return `${short(ref)},${w}`;
+        })
+        .join(","),
+    );
+    const key = self.__hbShardKey(term);
+    (shards[key] ??= {})[term] = [posting._index, lists];
+  }
+  return { core: { fields: index.fields, searchPipeline: index.pipeline, refs }, shards };
 }
 
 // The index's token set (the minimized automaton of its terms, which takes most of the index's load to build) as
@@ -61,22 +74,56 @@ function tokenSetNodes(root) {
 }
 
 const data = JSON.parse(fs.readFileSync(path.join(site, "search", "search_index.json"), "utf-8"));
+const write = (file, text) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return Buffer.byteLength(text);
+};
 (async () => {
   await handler({ data: { type: 0, data } });
   if (!self.__search) throw new Error("the worker did not expose its index: is the worker patched?");
-  const prebuilt = compact(self.__search.index.toJSON());
-  prebuilt.tokenSet = tokenSetNodes(self.__search.index.tokenSet);
-  if (prebuilt.vectors["title/0"] === undefined) throw new Error("the first document has no title vector: is the worker patched?");
-  prebuilt.pipeline = self.__hbPipeline.toJSON(); // what the offline worker loads to find highlight positions
-  prebuilt.docs = data.docs.map(({ parent, ...doc }) => doc); // the worker set parent on each section
+  if (!self.__hbShardKey) throw new Error("the worker has no __hbShardKey: is the worker patched?");
+  const { core, shards } = compact(self.__search.index.toJSON());
+  if (core.refs.join("\n") !== data.docs.map((doc) => doc.location).join("\n"))
+    throw new Error("the index's documents are not search_index.json's, in its order");
+  core.tokenSet = tokenSetNodes(self.__search.index.tokenSet);
+  core.pipeline = self.__hbPipeline.toJSON(); // what the offline worker loads to find highlight positions
+  core.titles = data.docs.map((doc) => doc.title);
+  // The sections whole, in a few shards of about DOC_SHARD_BYTES, an article's sections in one: a worker's
+  // importScripts of a file:// script costs about 4 ms however small the file (measured in Chromium), and the
+  // results a query highlights come from up to 30 articles, so a shard per article cost a broad query 120 ms.
+  const DOC_SHARD_BYTES = 2 ** 20;
+  const docShards = [{}];
+  let size = 0;
+  let page = null;
+  core.docShards = data.docs.map(({ parent, ...doc }, i) => { // the worker set parent
+    const article = doc.location.split("#")[0];
+    if (article !== page && size >= DOC_SHARD_BYTES) {
+      docShards.push({});
+      size = 0;
+    }
+    page = article;
+    docShards[docShards.length - 1][i] = doc;
+    size += JSON.stringify(doc).length;
+    return docShards.length - 1;
+  });
+  core.shards = { terms: Object.keys(shards).sort(), docs: docShards.map((_, key) => key) };
+  const dir = path.join(site, "search", "prebuilt");
+  fs.rmSync(dir, { recursive: true, force: true });
+  // Mostly long strings: as plain object literals they load faster than strings given to JSON.parse (measured in
+  // Chromium and Node).
+  let bytes = 0;
+  for (const key of core.shards.terms)
+    bytes += write(path.join(dir, "terms", `${key}.js`), `__hbShard("terms",${JSON.stringify(key)},${JSON.stringify(shards[key])});\n`);
+  docShards.forEach((shard, key) => (bytes += write(path.join(dir, "docs", `${key}.js`), `__hbShard("docs",${key},${JSON.stringify(shard)});\n`)));
   const out = path.join(site, "search", "search_prebuilt.js");
-  // Mostly long strings now: as a plain object literal it loads faster than as a string given to JSON.parse
-  // (measured in Node: 105 vs 153 ms cold, 15 vs 40 ms warm).
-  fs.writeFileSync(out, `var __prebuilt = ${JSON.stringify(prebuilt)};\n`);
+  const coreBytes = write(out, `var __prebuilt = ${JSON.stringify(core)};\n`);
   const inline = path.join(site, "search", "search_index.js");
   if (fs.existsSync(inline)) {  // the offline plugin's `var __index = {...}`: each page needs only the configuration
-    const { docs, ...rest } = data;
+    const { docs: _, ...rest } = data;
     fs.writeFileSync(inline, `var __index = ${JSON.stringify({ ...rest, docs: [] })};\n`);
   }
-  console.log(`${out}: ${(fs.statSync(out).size / 2 ** 20).toFixed(1)} MiB`);
+  const mib = (n) => (n / 2 ** 20).toFixed(2);
+  const count = core.shards.terms.length + core.shards.docs.length;
+  console.log(`${out}: ${mib(coreBytes)} MiB; ${count} shards in ${dir}: ${mib(bytes)} MiB`);
 })().catch((err) => { console.error(err); process.exit(1); });

@@ -1,9 +1,9 @@
 """The offline copy's prebuilt search index: built once by mkdocs-material's own search worker, run in Node.
 
-From file:// the worker runs inside an iframe (iframe-worker) and would build the whole lunr index again on every
-page load; the offline copy ships the built index as search/search_prebuilt.js instead, which the patched worker
-(search_index.PREBUILT_PATCHES) loads. The same code builds it from the same search_index.json, so offline results
-are the online ones.
+From file:// the worker would build the whole lunr index again on every page load; the offline copy ships the built
+index instead, as a small core (search/search_prebuilt.js) and shards (search/prebuilt/) that the patched worker
+(search_index.PREBUILT_PATCHES, search_worker.js) loads as queries need them. The same code builds it from the same
+search_index.json, so offline results are the online ones.
 """
 
 from __future__ import annotations

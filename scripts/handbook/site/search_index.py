@@ -19,13 +19,19 @@ WORKER_FIX = "for(let o=s+1;o<=t.length;o++)t.slice(s,o)in e&&(n[s]=o-s)"
 
 
 # The offline copy loads a prebuilt index (prebuilt_index.py): built once at build time by this same worker code,
-# so offline search gives exactly the online results without building the index on every page load. Only in the
-# iframe-worker (file://, where the worker's lunr path is not the relative "../lunr") is the prebuilt file loaded.
+# so offline search gives exactly the online results without building the index on every page load. Only from
+# file:// (the worker's lunr path is then absolute, not the relative "../lunr") is the prebuilt index used: in a
+# blob: worker (file-worker.js, which has loaded its core already) or in iframe-worker's.
 PREBUILT_PATCHES = [
-    (  # load search/search_prebuilt.js with the language scripts, in the offline copy only
+    (  # a blob: worker's relative URLs would be the blob's: its lunr folder is beside the theme's worker file
+        'let e="../lunr";',
+        'let e=self.__hbBase?new URL("../lunr",self.__hbBase).href:"../lunr";',
+    ),
+    (  # load the core of the prebuilt index (search/search_prebuilt.js) with the language scripts, offline only
         "t.lang.length>1&&r.push(`${e}/min/lunr.multi.min.js`)",
         "t.lang.length>1&&r.push(`${e}/min/lunr.multi.min.js`),"
-        'e!=="../lunr"&&r.push(`${e}/../../../search/search_prebuilt.js`)',
+        'e!=="../lunr"&&(self.__hbRoot=`${e}/../../../`,'
+        "self.__prebuilt||r.push(`${self.__hbRoot}search/search_prebuilt.js`))",
     ),
     (  # use it when present: the same index, loaded instead of built
         "this.index=lunr(function(){",
@@ -33,16 +39,17 @@ PREBUILT_PATCHES = [
         '"TinySegmenter"in lunr&&(lunr.segmenter=new lunr.TinySegmenter),'
         "e.lang.length>1&&lunr.multiLanguage(...e.lang),"
         "self.__hbPipeline=lunr.Pipeline.load(self.__prebuilt.pipeline),"
-        "this.refs=self.__prebuilt.refs,"
+        "this.refs=self.__prebuilt.refs,this.docs=self.__hbDocs(self.__prebuilt),"
         "self.__hbIndex(self.__prebuilt)):lunr(function(){",
     ),
     (  # keep the pipeline the index was built with: search_worker.js runs a section's tokens through it again
         'this.ref("location");',
         'self.__hbPipeline=this.pipeline;this.ref("location");',
     ),
-    (  # its documents come with it: the page's own search_index.js then carries only the configuration
+    (  # its documents come as stubs (location and title), each loaded whole when a result shows it: the page's own
+        # search_index.js then carries only the configuration
         "this.map=ie(r),",
-        "this.map=ie(self.__prebuilt?self.__prebuilt.docs:r),",
+        "this.map=ie(self.__prebuilt?self.__hbStubs(self.__prebuilt):r),",
     ),
     (  # answer only the newest of the queries waiting (search_worker.js, __hbLatest)
         'addEventListener("message",t=>W(null,null,function*(){postMessage(yield Fe(t.data))}));',
@@ -53,9 +60,9 @@ PREBUILT_PATCHES = [
         "case 0:return yield Ie(t.data.config),de=new U(t.data),{type:1};",
         "case 0:return yield Ie(t.data.config),de=new U(t.data),self.__search=de,{type:1};",
     ),
-    (  # from file:// (the iframe worker runs on the page's thread), load the index once the page is idle
+    (  # in iframe-worker's worker (the page's thread): wait for the page to be idle, and load every shard at once
         "case 0:return yield Ie(t.data.config),",
-        "case 0:return yield self.__hbIdle(),yield Ie(t.data.config),",
+        "case 0:return yield self.__hbIdle(),yield Ie(t.data.config),yield self.__hbLoadAll(),",
     ),
 ]
 

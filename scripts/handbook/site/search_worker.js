@@ -4,12 +4,13 @@
 // The theme highlights every matching section and posts them all, full text included, to the page: a broad query
 // ("torch.cat" matches 480 pages) costs 100-400 ms in the worker and a message of several MB, though the page
 // shows ten results at first. This method scores, sorts and groups exactly as the theme does, so the list of
-// results and its order are the theme's; it highlights the first HIGHLIGHTED_GROUPS groups as the theme does, and
-// the groups after them carry their titles only. An index stored without token positions (the offline copy's
-// prebuilt index, a third of the size) finds them by tokenizing those sections again through the index's own
-// pipeline, which gives the positions the index would have stored (tests/browser/search_equivalence.js).
+// results and its order are the theme's; it highlights the first groups as the theme does (30, or the ten the page
+// shows first: __hbLatest), and the groups after them carry their titles only. An index stored without token
+// positions (the offline copy's prebuilt index, a third of the size) finds them by tokenizing those sections again
+// through the index's own pipeline, which gives the positions the index would have stored
+// (tests/browser/search_equivalence.js).
 self.__hbSearch = function (query, fn) {
-  const HIGHLIGHTED_GROUPS = 30;
+  const HIGHLIGHTED_GROUPS = hbGroups;
   query = query.replace(/\p{sc=Han}+/gu, (value) => [...fn.segment(value, this.index.invertedIndex)].join("* "));
   query = fn.transform(query);
   if (!query) return { items: [] };
@@ -17,10 +18,21 @@ self.__hbSearch = function (query, fn) {
   // word it starts: "c*" expands to a tenth of the vocabulary and matches every page, which tells the reader
   // nothing and costs 300-800 ms (a whole second on the offline copy's single thread) while the next keys wait.
   if (/^[a-z]\*$/i.test(query)) query = query.slice(0, -1);
-  const clauses = fn.parse(query).filter((clause) => clause.presence !== lunr.Query.presence.PROHIBITED);
+  // A clause whose term is empty is dropped: the theme makes one of a word typed up to a separator ("shape-"
+  // becomes "shape-*", whose "-*" is the wildcard alone), and it matches every term of the index, so every page,
+  // at the cost of scoring the whole index (800 ms in a worker; 1.7 s on the offline copy's first such query) while
+  // the reader's next keys wait. Without it "shape-" is searched as the words before the separator.
+  const empty = (clause) => clause.term.replace(/\*/g, "") === ""; // lunr writes the wildcard into the term
+  const clauses = fn
+    .parse(query)
+    .filter((clause) => clause.presence !== lunr.Query.presence.PROHIBITED && !empty(clause));
+  const found = this.index.query((builder) => {
+    new lunr.QueryParser(query, builder).parse();
+    builder.clauses = builder.clauses.filter((clause) => !empty(clause));
+  });
 
   const scored = [];
-  for (const { ref, score, matchData } of this.index.search(query)) {
+  for (const { ref, score, matchData } of found) {
     const doc = this.map.get(this.refs ? this.refs[ref] : ref);
     if (doc === undefined) continue;
     const terms = fn.terms(clauses, Object.keys(matchData.metadata));
@@ -36,8 +48,15 @@ self.__hbSearch = function (query, fn) {
     groups.get(article).push(item);
   }
 
+  // The offline copy's documents are stubs until a result shows them (__hbDocs); online they are whole.
+  const full = this.docs ? this.docs.full : (doc) => doc;
+  if (this.docs) {
+    const shown = [...groups].slice(0, HIGHLIGHTED_GROUPS);
+    this.docs.prefetch(shown.flatMap(([article, list]) => [...list.map((item) => item.doc), this.map.get(article)].filter(Boolean)));
+  }
   const highlighted = (item) => {
-    const { parent, ...doc } = item.doc; // the page never reads parent: not sent (the article's whole text each time)
+    const source = full(item.doc);
+    const { parent, ...doc } = source; // the page never reads parent: not sent (the article's whole text each time)
     if (doc.tags) doc.tags = [...doc.tags];
     const metadata = item.matchData.metadata;
     for (const field of this.index.fields) {
@@ -47,7 +66,7 @@ self.__hbSearch = function (query, fn) {
       let positions = [...matched].flatMap((term) => metadata[term][field].position || []);
       let table = this.table.get([doc.location, field].join(":"));
       if (!positions.length) {  // an index stored without positions: tokenize the section as the index did
-        const section = self.__hbTokens(doc.location, field, item.doc[field], fn.tokenize);
+        const section = self.__hbTokens(doc.location, field, source[field], fn.tokenize);
         positions = section.terms.flatMap(([term, position]) => (matched.has(term) ? [position] : []));
         table = section.table;
       }
@@ -61,11 +80,11 @@ self.__hbSearch = function (query, fn) {
 
   const items = [];
   for (const [article, list] of groups) {
-    const full = items.length < HIGHLIGHTED_GROUPS;
-    const out = list.map((item) => (full ? highlighted(item) : brief(item.doc, item.score, item.terms)));
+    const whole = items.length < HIGHLIGHTED_GROUPS;
+    const out = list.map((item) => (whole ? highlighted(item) : brief(item.doc, item.score, item.terms)));
     if (!list.find((item) => item.doc.location === article)) {
       const doc = this.map.get(article);
-      out.push(full ? { ...doc, score: 0, terms: {} } : brief(doc, 0, {}));
+      out.push(whole ? { ...full(doc), score: 0, terms: {} } : brief(doc, 0, {}));
     }
     items.push(out);
   }
@@ -116,50 +135,138 @@ self.__hbTokens = (location, field, value, tokenize) => {
   return section;
 };
 
-// The offline copy's prebuilt index (prebuild_search.js) as a lunr.Index: the token set is rebuilt from its
-// serialized nodes, and each term's postings and each section's vector are decoded the first time a query reaches
-// them (the index reads them by key, and looks terms up with `in`: a proxy answers both).
-self.__hbIndex = function (pre) {
-  const lazy = (raw, decode) => {
-    const decoded = new Map();
-    const get = (key) => {
-      if (typeof key !== "string" || !Object.hasOwn(raw, key)) return undefined;
-      if (!decoded.has(key)) decoded.set(key, decode(raw[key]));
-      return decoded.get(key);
+// The offline copy's prebuilt index (prebuild_search.js): a small core, search/search_prebuilt.js (the token set,
+// each section's location, title and shard), and shards that register themselves with __hbShard:
+// search/prebuilt/terms/<key>.js (the postings of the terms that start alike, each with its weight in the section's
+// field vector) and search/prebuilt/docs/<number>.js (the sections, text included, many articles to a shard). In a
+// real worker (file-worker.js) importScripts is synchronous, and a shard loads the first time a query reaches it;
+// iframe-worker's is not, so there every shard loads before the index is used (__hbLoadAll).
+const hbShards = { terms: new Map(), docs: new Map() };
+self.__hbShard = (kind, key, data) => void hbShards[kind].set(String(key), data);
+// Which terms shard a term is in (prebuild_search.js writes them by this same function).
+self.__hbShardKey = (term) => (/^[0-9a-z]/.test(term) ? term[0] : `u${term.charCodeAt(0) % 16}`);
+const hbShardUrl = (kind, key) => `${self.__hbRoot}search/prebuilt/${kind}/${key}.js`;
+const hbShard = (kind, key) => {
+  key = String(key);
+  if (!hbShards[kind].has(key)) importScripts(hbShardUrl(kind, key));
+  return hbShards[kind].get(key);
+};
+
+self.__hbLoadAll = () => {
+  if (!self.__prebuilt || typeof document === "undefined") return Promise.resolve(); // a real worker loads lazily
+  const { terms, docs } = self.__prebuilt.shards;
+  const urls = [...terms.map((key) => hbShardUrl("terms", key)), ...docs.map((key) => hbShardUrl("docs", key))];
+  return Promise.all(
+    urls.map(
+      (src) =>
+        new Promise((resolve, reject) => {
+          const script = document.createElement("script");
+          script.src = src;
+          script.onload = resolve;
+          script.onerror = () => reject(new Error(`${src} did not load`));
+          document.body.appendChild(script);
+        }),
+    ),
+  );
+};
+
+// The sections as the theme's search needs them to score and group (location and title; ie() links each to its
+// article), and each one whole, from its shard, when a result shows it. A real worker loads the few document
+// shards one at a time once it is set up, between queries (each takes 10-30 ms), so that the reader's first query
+// seldom waits for them; a query that needs one not loaded yet loads it then.
+self.__hbStubs = (pre) => pre.refs.map((location, i) => ({ location, title: pre.titles[i] }));
+self.__hbDocs = (pre) => {
+  const number = new Map(pre.refs.map((location, i) => [location, i]));
+  const shard = (doc) => pre.docShards[number.get(doc.location)];
+  if (typeof document === "undefined" && self.__hbRoot) {
+    const ahead = [...pre.shards.docs];
+    const next = () => {
+      const key = ahead.shift();
+      if (key === undefined) return;
+      hbShard("docs", key);
+      setTimeout(next, 0);
     };
-    return new Proxy(Object.create(null), {
-      get: (_, key) => get(key),
-      has: (_, key) => typeof key === "string" && Object.hasOwn(raw, key),
-      ownKeys: () => Object.keys(raw),
-      getOwnPropertyDescriptor: (_, key) =>
-        Object.hasOwn(raw, key) ? { value: get(key), enumerable: true, configurable: true, writable: false } : undefined,
-    });
+    setTimeout(next, 0);
+  }
+  return {
+    full: (doc) => hbShard("docs", shard(doc))[number.get(doc.location)],
+    prefetch: (docs) => {  // one importScripts for the shards of the results a query highlights
+      const missing = [...new Set(docs.map(shard))].filter((key) => !hbShards.docs.has(String(key)));
+      if (missing.length && typeof document === "undefined") importScripts(...missing.map((key) => hbShardUrl("docs", key)));
+    },
   };
-  const postings = Object.create(null);
-  for (const [term, index, lists] of pre.terms) postings[term] = [index, lists];
-  const invertedIndex = lazy(postings, ([index, lists]) => {
-    const posting = { _index: index };
+};
+
+// The prebuilt index as a lunr.Index. A term's postings are decoded the first time a query reaches it, and with them
+// the term's weight in each section's field vector; a field vector holds the weights of the terms decoded so far,
+// which include every term of the query being scored (lunr looks up all of a query's terms before it scores), so
+// its dot product with the query's vector is the one the whole vector gives. The index reads postings and vectors
+// by key and looks terms up with `in`: a proxy answers both.
+self.__hbIndex = function (pre) {
+  const terms = new Set(pre.shards.terms);
+  const postings = new Map();
+  const weights = new Map(); // fieldRef -> { pairs: [[term index, weight] ...], vector }
+  const raw = (term) => {
+    if (typeof term !== "string" || !term) return undefined;
+    const key = self.__hbShardKey(term);
+    const shard = terms.has(key) ? hbShard("terms", key) : undefined;
+    return shard && Object.hasOwn(shard, term) ? shard[term] : undefined;
+  };
+  const posting = (term) => {
+    if (postings.has(term)) return postings.get(term);
+    const entry = raw(term);
+    if (entry === undefined) return undefined;
+    const [index, lists] = entry;
+    const decoded = { _index: index };
     pre.fields.forEach((field, i) => {
-      posting[field] = Object.create(null);
-      if (lists[i]) for (const ref of lists[i].split(",")) posting[field][ref] = {};
+      decoded[field] = Object.create(null);
+      if (!lists[i]) return;
+      const values = lists[i].split(",");
+      for (let k = 0; k < values.length; k += 2) {
+        decoded[field][values[k]] = {};
+        const fieldRef = `${field}/${values[k]}`;
+        let vector = weights.get(fieldRef);
+        if (vector === undefined) weights.set(fieldRef, (vector = { pairs: [], vector: null }));
+        vector.pairs.push([index, Number(values[k + 1])]);
+        vector.vector = null;
+      }
     });
-    return posting;
-  });
-  const fieldVectors = lazy(pre.vectors, (elements) => new lunr.Vector(elements.split(",").map(Number)));
-  // Decoded lazily, the first broad query pays for most of the index (twice the time of the same query warm), so
-  // the page's idle moments decode it all ahead of the reader, a slice at a time (in the offline copy, where the
-  // worker shares the page's thread; a real worker has no requestIdleCallback and builds its index whole).
+    postings.set(term, decoded);
+    return decoded;
+  };
+  const fieldRefs = () => pre.refs.flatMap((_, doc) => pre.fields.map((field) => `${field}/${doc}`));
+  const isFieldRef = (key) => {
+    const cut = typeof key === "string" ? key.indexOf("/") : -1;
+    return cut > 0 && pre.fields.includes(key.slice(0, cut)) && Object.hasOwn(pre.refs, key.slice(cut + 1));
+  };
+  const fieldVector = (fieldRef) => {
+    if (!isFieldRef(fieldRef)) return undefined;
+    const vector = weights.get(fieldRef);
+    if (vector === undefined) return new lunr.Vector([]); // none of the decoded terms: only a negated query asks
+    if (vector.vector === null) {
+      vector.pairs.sort((a, b) => a[0] - b[0]);
+      vector.vector = new lunr.Vector(vector.pairs.flat());
+    }
+    return vector.vector;
+  };
+  const lazy = (get, has, keys) =>
+    new Proxy(Object.create(null), {
+      get: (_, key) => get(key),
+      has: (_, key) => has(key),
+      ownKeys: () => keys(),
+      getOwnPropertyDescriptor: (_, key) =>
+        has(key) ? { value: get(key), enumerable: true, configurable: true, writable: false } : undefined,
+    });
+  const allTerms = () => pre.shards.terms.flatMap((key) => Object.keys(hbShard("terms", key)));
+  const invertedIndex = lazy(posting, (term) => raw(term) !== undefined, allTerms);
+  const fieldVectors = lazy(fieldVector, isFieldRef, fieldRefs);
+  // In iframe-worker's worker (on the page's thread, every shard loaded) the page's idle moments decode the postings
+  // ahead of the reader, a slice at a time: decoded lazily, the first broad query would pay for most of them.
   if (typeof requestIdleCallback === "function") {
-    const ahead = [
-      ...Object.keys(postings).map((term) => [invertedIndex, term]),
-      ...Object.keys(pre.vectors).map((fieldRef) => [fieldVectors, fieldRef]),
-    ];
+    const ahead = allTerms();
     let next = 0;
     const slice = (deadline) => {
-      while (next < ahead.length && deadline.timeRemaining() > 1) {
-        const [target, key] = ahead[next++];
-        void target[key]; // the proxy decodes it
-      }
+      while (next < ahead.length && deadline.timeRemaining() > 1) posting(ahead[next++]);
       if (next < ahead.length) requestIdleCallback(slice);
     };
     requestIdleCallback(slice);
@@ -179,9 +286,9 @@ self.__hbIndex = function (pre) {
   });
 };
 
-// In the offline copy the worker is an iframe on the page's own thread (iframe-worker): loading the index waits
-// for the page to be idle (at most a second), so it never competes with the page's first paint and scroll. A real
-// worker (online) has no requestIdleCallback and loads at once.
+// Where the offline copy's worker is iframe-worker's (file-worker.js's fallback), on the page's own thread, loading
+// the index waits for the page to be idle (at most a second), so it never competes with the page's first paint and
+// scroll. A real worker has no requestIdleCallback and loads at once.
 self.__hbIdle = () =>
   new Promise((resolve) =>
     typeof requestIdleCallback === "function" ? requestIdleCallback(resolve, { timeout: 1000 }) : resolve(),
@@ -191,9 +298,30 @@ self.__hbIdle = () =>
 // sends one (the theme does not wait for a pause in typing). Queries that arrive while one is being searched wait
 // their turn; of those, all but the last are stale by then, and their answers would only delay the last one's.
 let hbLatest = null;
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// A query is answered twice where it has more groups than the page shows at once (the bundle renders ten, the rest
+// as the reader scrolls): first with those ten highlighted, at once, then, unless a newer query arrives within
+// HB_REST_AFTER_MS, with all HB_ALL_GROUPS highlighted. The page renders the second as it did the first: the same
+// ten on screen, the teasers below them there before the reader scrolls to them. A broad query's highlighting is
+// most of its time (a cold "co" in the offline copy: 100 of 190 ms), and the reader typing on waits for neither.
+const HB_SHOWN_GROUPS = 10;
+const HB_ALL_GROUPS = 30;
+const HB_REST_AFTER_MS = 100;
+let hbGroups = HB_ALL_GROUPS; // what a call of search() highlights: all, unless __hbLatest asks for fewer
 self.__hbLatest = async (message, handle) => {
   if (message.type !== 2) return handle(message);
   hbLatest = message;
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  await wait(0);
+  if (hbLatest !== message) return null;
+  hbGroups = HB_SHOWN_GROUPS;
+  let shown;
+  try {
+    shown = await handle(message);
+  } finally {
+    hbGroups = HB_ALL_GROUPS;
+  }
+  if (!(shown.data && shown.data.items && shown.data.items.length > HB_SHOWN_GROUPS)) return shown;
+  postMessage(shown);
+  await wait(HB_REST_AFTER_MS);
   return hbLatest === message ? handle(message) : null;
 };

@@ -24,6 +24,8 @@ from handbook import ROOT
 SOURCE = ROOT / "mkdocs.yml"
 ADAPTER = ROOT / "scripts" / "handbook" / "site" / "mkdocs_hooks.py"
 IFRAME_WORKER = "assets/vendor/iframe-worker/shim.js"
+# Before the shim: MkDocs' offline search worker as a real (blob:) worker, the shim's iframe worker its fallback.
+FILE_WORKER = "assets/javascripts/file-worker.js"
 # generator -> its configuration in the build folder
 GENERATORS = {"mkdocs": "mkdocs.yml", "zensical": "zensical.yml"}
 
@@ -121,7 +123,7 @@ def generate(
     config["copyright"] = f"Examples verified against torch {env['torch']} · torchvision {env['torchvision']}"
     config["extra"] = {"handbook": {**env, "offline": offline}}
     if offline:  # the vendored shim, so the offline plugin does not add unpkg.com's
-        config["extra"]["polyfills"] = [IFRAME_WORKER]
+        config["extra"]["polyfills"] = [FILE_WORKER, IFRAME_WORKER] if generator == "mkdocs" else [IFRAME_WORKER]
     theme = config.setdefault("theme", {})
     custom = (ROOT / theme.get("custom_dir", "overrides")).resolve()
     theme["custom_dir"] = str(overrides(generator, docs.parent, custom))
