@@ -49,7 +49,7 @@ def test_worker_patch_fixes_the_loop_once_and_refuses_unknown_code(tmp_path):
     assert WORKER_BUG not in patched and patched.count(WORKER_FIX) == 1
     assert all(patched.count(new) == 1 for _, new in PREBUILT_PATCHES[:-2])
     assert (
-        "case 0:return yield self.__hbIdle(),yield Ie(t.data.config),yield self.__hbLoadAll(),de=new U(t.data),"
+        "case 0:return yield self.__hbIdle(),yield Ie(t.data.config),yield self.__hbLoadAhead(),de=new U(t.data),"
         "self.__search=de," in patched
     )
     assert patched.count("search(e){return self.__hbSearch.call(this,e,{") == 1

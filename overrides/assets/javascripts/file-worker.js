@@ -6,9 +6,24 @@
 // Chromium lets it import file:// scripts: it loads the prebuilt index on its own thread as the page loads, then
 // the theme's worker. Where it cannot start or import (another browser's file:// rules), the messages sent so far
 // go to iframe-worker's worker instead.
+//
+// Chromium 156.0.8078.114 (Debian's, December 2026) refuses those imports, which .73 allowed: there the refusal
+// reaches the page only once the page's thread is free (after its load event, 200-350 ms after the worker
+// started), and the fallback starts that late. So the outcome is remembered for this browser (its user agent) in
+// localStorage, and a browser known to refuse goes straight to iframe-worker's worker on the next pages.
 (() => {
   "use strict";
   if (location.protocol !== "file:" || typeof window.Worker !== "function" || typeof Blob !== "function") return;
+  const MEMO = "pytorch-handbook:file-worker";
+  const remember = (works) => {
+    try {
+      localStorage.setItem(MEMO, JSON.stringify({ agent: navigator.userAgent, works }));
+    } catch {} // no storage for file:// pages: the next page tries again
+  };
+  try {
+    const known = JSON.parse(localStorage.getItem(MEMO));
+    if (known && known.agent === navigator.userAgent && known.works === false) return;
+  } catch {}
   const Native = window.Worker;
 
   class FileWorker extends EventTarget {
@@ -47,10 +62,12 @@
     use(worker) {
       this.target = worker;
       this.sent = null;
+      if (worker === this.worker) remember(true);
     }
 
     fallBack() {
       if (this.target !== null) return;
+      remember(false);
       if (this.worker) this.worker.terminate();
       const worker = new window.IFrameWorker(this.url);
       worker.addEventListener("message", (event) => this.forward("message", event));

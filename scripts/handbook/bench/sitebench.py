@@ -92,4 +92,5 @@ def main() -> int:
             print(f"offline search on a freshly opened page from file://, {len(fresh)} queries typed at once:")
             print(f"  first key to first result: {_ms(fresh, 'first')}")
             print(f"  last key to the whole query's results: {_ms(fresh, 'final')}")
+            print(f"  first key to last key (Playwright's typing): {_ms(fresh, 'typing')}")
     return 0

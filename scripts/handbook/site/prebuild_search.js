@@ -92,7 +92,7 @@ const write = (file, text) => {
   // The sections whole, in a few shards of about DOC_SHARD_BYTES, an article's sections in one: a worker's
   // importScripts of a file:// script costs about 4 ms however small the file (measured in Chromium), and the
   // results a query highlights come from up to 30 articles, so a shard per article cost a broad query 120 ms.
-  const DOC_SHARD_BYTES = 2 ** 20;
+  const DOC_SHARD_BYTES = 2 ** 16;
   const docShards = [{}];
   let size = 0;
   let page = null;

@@ -10,6 +10,14 @@
 // through the index's own pipeline, which gives the positions the index would have stored
 // (tests/browser/search_equivalence.js).
 self.__hbSearch = function (query, fn) {
+  try {
+    return hbSearch.call(this, query, fn);
+  } catch (error) {
+    if (!(error instanceof HbMissing)) throw error;
+    return { items: [], missing: error.shards }; // __hbLatest loads them and searches again
+  }
+};
+const hbSearch = function (query, fn) {
   const HIGHLIGHTED_GROUPS = hbGroups;
   query = query.replace(/\p{sc=Han}+/gu, (value) => [...fn.segment(value, this.index.invertedIndex)].join("* "));
   query = fn.transform(query);
@@ -26,6 +34,12 @@ self.__hbSearch = function (query, fn) {
   const clauses = fn
     .parse(query)
     .filter((clause) => clause.presence !== lunr.Query.presence.PROHIBITED && !empty(clause));
+  if (self.__prebuilt && hbInPage()) {  // the terms shards of every clause at once, not one per search again
+    const keys = new Set(self.__prebuilt.shards.terms);
+    const missing = [...new Set(clauses.map((clause) => self.__hbShardKey(clause.term.replace(/\*/g, ""))))]
+      .filter((key) => keys.has(key) && !hbShards.terms.has(key));
+    if (missing.length) throw new HbMissing(missing.map((key) => ["terms", key]));
+  }
   const found = this.index.query((builder) => {
     new lunr.QueryParser(query, builder).parse();
     builder.clauses = builder.clauses.filter((clause) => !empty(clause));
@@ -50,9 +64,12 @@ self.__hbSearch = function (query, fn) {
 
   // The offline copy's documents are stubs until a result shows them (__hbDocs); online they are whole.
   const full = this.docs ? this.docs.full : (doc) => doc;
+  // On the page's thread, where the shards of the sections to highlight are not loaded yet, the groups are
+  // answered with their titles only and those shards named (__hbLatest shows the titles while they load).
+  let missing = [];
   if (this.docs) {
     const shown = [...groups].slice(0, HIGHLIGHTED_GROUPS);
-    this.docs.prefetch(shown.flatMap(([article, list]) => [...list.map((item) => item.doc), this.map.get(article)].filter(Boolean)));
+    missing = this.docs.prefetch(shown.flatMap(([article, list]) => [...list.map((item) => item.doc), this.map.get(article)].filter(Boolean)));
   }
   const highlighted = (item) => {
     const source = full(item.doc);
@@ -80,7 +97,7 @@ self.__hbSearch = function (query, fn) {
 
   const items = [];
   for (const [article, list] of groups) {
-    const whole = items.length < HIGHLIGHTED_GROUPS;
+    const whole = !missing.length && items.length < HIGHLIGHTED_GROUPS;
     const out = list.map((item) => (whole ? highlighted(item) : brief(item.doc, item.score, item.terms)));
     if (!list.find((item) => item.doc.location === article)) {
       const doc = this.map.get(article);
@@ -101,7 +118,8 @@ self.__hbSearch = function (query, fn) {
     });
     suggest = titles.length ? Object.keys(titles[0].matchData.metadata) : [];
   }
-  return suggest === undefined ? { items } : { items, suggest };
+  const answer = suggest === undefined ? { items } : { items, suggest };
+  return missing.length ? { ...answer, missing } : answer;
 };
 
 // What the index's pipeline makes of one word (its terms: none for a stop word), remembered: highlighting a broad
@@ -140,34 +158,69 @@ self.__hbTokens = (location, field, value, tokenize) => {
 // search/prebuilt/terms/<key>.js (the postings of the terms that start alike, each with its weight in the section's
 // field vector) and search/prebuilt/docs/<number>.js (the sections, text included, many articles to a shard). In a
 // real worker (file-worker.js) importScripts is synchronous, and a shard loads the first time a query reaches it;
-// iframe-worker's is not, so there every shard loads before the index is used (__hbLoadAll).
+// iframe-worker's is not, so there a query that reaches a shard not loaded yet loads it and searches again
+// (HbMissing, below), and the rest load in the page's idle time (__hbLoadAhead).
 const hbShards = { terms: new Map(), docs: new Map() };
 self.__hbShard = (kind, key, data) => void hbShards[kind].set(String(key), data);
 // Which terms shard a term is in (prebuild_search.js writes them by this same function).
 self.__hbShardKey = (term) => (/^[0-9a-z]/.test(term) ? term[0] : `u${term.charCodeAt(0) % 16}`);
 const hbShardUrl = (kind, key) => `${self.__hbRoot}search/prebuilt/${kind}/${key}.js`;
+// On the page's thread (iframe-worker's worker) a script cannot be loaded synchronously: a query that reaches a
+// shard not loaded yet stops with HbMissing, and __hbLatest loads the shards it names (script elements, in
+// parallel) and searches again. So a page's first query loads only the shards it reaches, not the whole index
+// (7 MB of scripts, 400-600 ms on the page's thread of a 2-core machine before any query could be answered).
+const hbInPage = () => typeof document !== "undefined";
+class HbMissing extends Error {
+  constructor(shards) {
+    super(`search index shards not loaded yet: ${shards.map((shard) => shard.join("/")).join(", ")}`);
+    this.shards = shards;
+  }
+}
 const hbShard = (kind, key) => {
   key = String(key);
-  if (!hbShards[kind].has(key)) importScripts(hbShardUrl(kind, key));
+  if (!hbShards[kind].has(key)) {
+    if (hbInPage()) throw new HbMissing([[kind, key]]);
+    importScripts(hbShardUrl(kind, key));
+  }
   return hbShards[kind].get(key);
 };
-
-self.__hbLoadAll = () => {
-  if (!self.__prebuilt || typeof document === "undefined") return Promise.resolve(); // a real worker loads lazily
-  const { terms, docs } = self.__prebuilt.shards;
-  const urls = [...terms.map((key) => hbShardUrl("terms", key)), ...docs.map((key) => hbShardUrl("docs", key))];
-  return Promise.all(
-    urls.map(
-      (src) =>
-        new Promise((resolve, reject) => {
-          const script = document.createElement("script");
-          script.src = src;
-          script.onload = resolve;
-          script.onerror = () => reject(new Error(`${src} did not load`));
-          document.body.appendChild(script);
-        }),
-    ),
+const hbScripts = new Map(); // url -> the promise of its script element's load
+const hbLoad = (shards) =>
+  Promise.all(
+    shards.map(([kind, key]) => {
+      const src = hbShardUrl(kind, key);
+      if (!hbScripts.has(src))
+        hbScripts.set(
+          src,
+          new Promise((resolve, reject) => {
+            const script = document.createElement("script");
+            script.src = src;
+            script.onload = resolve;
+            script.onerror = () => reject(new Error(`${src} did not load`));
+            document.body.appendChild(script);
+          }),
+        );
+      return hbScripts.get(src);
+    }),
   );
+
+// On the page's thread, the shards no query has loaded yet load one at a time in the page's idle moments once the
+// index is set up, the terms first (small) and then the documents; a real worker loads lazily (__hbDocs).
+let hbTermsLoaded = null;
+self.__hbLoadAhead = () => {
+  if (!self.__prebuilt || !hbInPage()) return Promise.resolve();
+  const { terms, docs } = self.__prebuilt.shards;
+  const ahead = [...terms.map((key) => ["terms", key]), ...docs.map((key) => ["docs", key])];
+  let termsDone;
+  hbTermsLoaded = new Promise((resolve) => (termsDone = resolve));
+  const next = () => {
+    while (ahead.length && hbShards[ahead[0][0]].has(String(ahead[0][1]))) ahead.shift();
+    if (!ahead.length || ahead[0][0] !== "terms") termsDone();
+    if (!ahead.length) return;
+    hbLoad([ahead.shift()]).then(() => requestIdleCallback(next, { timeout: 1000 }));
+  };
+  requestIdleCallback(next, { timeout: 1000 });
+  return Promise.resolve();
 };
 
 // The sections as the theme's search needs them to score and group (location and title; ie() links each to its
@@ -192,7 +245,10 @@ self.__hbDocs = (pre) => {
     full: (doc) => hbShard("docs", shard(doc))[number.get(doc.location)],
     prefetch: (docs) => {  // one importScripts for the shards of the results a query highlights
       const missing = [...new Set(docs.map(shard))].filter((key) => !hbShards.docs.has(String(key)));
-      if (missing.length && typeof document === "undefined") importScripts(...missing.map((key) => hbShardUrl("docs", key)));
+      if (!missing.length) return [];
+      if (hbInPage()) return missing.map((key) => ["docs", String(key)]); // loaded by __hbLatest
+      importScripts(...missing.map((key) => hbShardUrl("docs", key)));
+      return [];
     },
   };
 };
@@ -260,16 +316,18 @@ self.__hbIndex = function (pre) {
   const allTerms = () => pre.shards.terms.flatMap((key) => Object.keys(hbShard("terms", key)));
   const invertedIndex = lazy(posting, (term) => raw(term) !== undefined, allTerms);
   const fieldVectors = lazy(fieldVector, isFieldRef, fieldRefs);
-  // In iframe-worker's worker (on the page's thread, every shard loaded) the page's idle moments decode the postings
-  // ahead of the reader, a slice at a time: decoded lazily, the first broad query would pay for most of them.
-  if (typeof requestIdleCallback === "function") {
-    const ahead = allTerms();
-    let next = 0;
-    const slice = (deadline) => {
-      while (next < ahead.length && deadline.timeRemaining() > 1) posting(ahead[next++]);
-      if (next < ahead.length) requestIdleCallback(slice);
-    };
-    requestIdleCallback(slice);
+  // In iframe-worker's worker (on the page's thread), once every terms shard is loaded, the page's idle moments
+  // decode the postings ahead of the reader, a slice at a time: decoded lazily, a broad query pays for them.
+  if (hbInPage() && hbTermsLoaded !== null) {
+    hbTermsLoaded.then(() => {
+      const ahead = allTerms();
+      let next = 0;
+      const slice = (deadline) => {
+        while (next < ahead.length && deadline.timeRemaining() > 1) posting(ahead[next++]);
+        if (next < ahead.length) requestIdleCallback(slice);
+      };
+      requestIdleCallback(slice);
+    });
   }
   // The token set's nodes, each [final, its edges' characters, the nodes they lead to]; node 0 is the root.
   const nodes = pre.tokenSet.map(() => new lunr.TokenSet());
@@ -308,6 +366,20 @@ const HB_SHOWN_GROUPS = 10;
 const HB_ALL_GROUPS = 30;
 const HB_REST_AFTER_MS = 100;
 let hbGroups = HB_ALL_GROUPS; // what a call of search() highlights: all, unless __hbLatest asks for fewer
+// An answer that names missing shards (on the page's thread) is not the last: they load, and the query is searched
+// again, unless a newer one arrived meanwhile. Where it has results (their titles only, their sections' shards
+// missing) and early is set, it is shown while they load: the same list, the text of each result coming next.
+const hbAnswer = async (message, handle, early) => {
+  for (;;) {
+    const answer = await handle(message);
+    const missing = answer && answer.data && answer.data.missing;
+    if (!missing) return answer;
+    const { missing: _, ...data } = answer.data;
+    if (early && data.items.length) postMessage({ ...answer, data });
+    await hbLoad(missing);
+    if (hbLatest !== message) return null;
+  }
+};
 self.__hbLatest = async (message, handle) => {
   if (message.type !== 2) return handle(message);
   hbLatest = message;
@@ -316,12 +388,12 @@ self.__hbLatest = async (message, handle) => {
   hbGroups = HB_SHOWN_GROUPS;
   let shown;
   try {
-    shown = await handle(message);
+    shown = await hbAnswer(message, handle, true);
   } finally {
     hbGroups = HB_ALL_GROUPS;
   }
-  if (!(shown.data && shown.data.items && shown.data.items.length > HB_SHOWN_GROUPS)) return shown;
+  if (!(shown && shown.data && shown.data.items && shown.data.items.length > HB_SHOWN_GROUPS)) return shown;
   postMessage(shown);
   await wait(HB_REST_AFTER_MS);
-  return hbLatest === message ? handle(message) : null;
+  return hbLatest === message ? hbAnswer(message, handle, false) : null;
 };
