@@ -195,7 +195,9 @@ const hbLoad = (shards) =>
           new Promise((resolve, reject) => {
             const script = document.createElement("script");
             script.src = src;
-            script.onload = resolve;
+            // a shard that loads but does not register would be named missing again and again: an error instead
+            script.onload = () =>
+              hbShards[kind].has(String(key)) ? resolve() : reject(new Error(`${src} registered no ${kind} shard ${key}`));
             script.onerror = () => reject(new Error(`${src} did not load`));
             document.body.appendChild(script);
           }),
