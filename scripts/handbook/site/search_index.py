@@ -60,7 +60,7 @@ PREBUILT_PATCHES = [
         "case 0:return yield Ie(t.data.config),de=new U(t.data),{type:1};",
         "case 0:return yield Ie(t.data.config),de=new U(t.data),self.__search=de,{type:1};",
     ),
-    (  # in iframe-worker's worker (the page's thread): wait for the page to be idle, then load the shards in its idle time
+    (  # in iframe-worker's worker (the page's thread): wait for the page to be idle; the shards load in its idle time
         "case 0:return yield Ie(t.data.config),",
         "case 0:return yield self.__hbIdle(),yield Ie(t.data.config),yield self.__hbLoadAhead(),",
     ),

@@ -196,8 +196,8 @@ const hbLoad = (shards) =>
             const script = document.createElement("script");
             script.src = src;
             // a shard that loads but does not register would be named missing again and again: an error instead
-            script.onload = () =>
-              hbShards[kind].has(String(key)) ? resolve() : reject(new Error(`${src} registered no ${kind} shard ${key}`));
+            const unregistered = () => new Error(`${src} registered no ${kind} shard ${key}`);
+            script.onload = () => (hbShards[kind].has(String(key)) ? resolve() : reject(unregistered()));
             script.onerror = () => reject(new Error(`${src} did not load`));
             document.body.appendChild(script);
           }),
