@@ -33,6 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     v = sub.add_parser("verify", help="run every example and compare its output")
     v.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
     v.add_argument("--update", action="store_true", help="rewrite expected-output blocks from the actual output")
+    v.add_argument(
+        "--measure",
+        action="store_true",
+        help="measure every timing sample again in full and rewrite it (implies --update, --no-cache); a sample "
+        "whose declared relation= is false is not written",
+    )
     v.add_argument("--device", choices=[*DEVICES, "all"], default="all")
     v.add_argument("--jobs", type=int, default=None, help="pages run at once (default: number of cores)")
     v.add_argument("--no-cache", action="store_true", help="run every page, even unchanged ones")
@@ -53,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
 
     lint = sub.add_parser("lint", help="check front matter, tags, sections, signatures and links")
     lint.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
+
+    cl = sub.add_parser("claims", help="claim findings (HB100-HB105) of every page, audited or not, and the audit")
+    cl.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
 
     sub.add_parser("codes", help="list the lint codes")
 
@@ -116,9 +125,10 @@ def main(argv: list[str] | None = None) -> int:
             report = verify(
                 args.paths or None,
                 devices=devices,
-                update=args.update,
+                update=args.update or args.measure,
+                measure=args.measure,
                 jobs=args.jobs,
-                use_cache=not args.no_cache,
+                use_cache=not (args.no_cache or args.measure),
                 record_path=None if args.no_record else record.RECORD,
                 **({"block_limit": args.max_output} if args.max_output else {}),
             )
@@ -137,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         from handbook.lint.rules import main as lint_main
 
         return lint_main(args.paths or None)
+    if args.command == "claims":
+        from handbook.lint.claims import main as claims_main
+
+        return claims_main(args.paths or None)
     if args.command == "codes":
         from handbook.lint.rules import CODES
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import jsonschema
 
 from handbook import DOCS, EXAMPLES, ROOT
+from handbook.lint import audit, claims
 from handbook.lint import categories as category_vocabulary
 from handbook.lint import maps as maps_module
 from handbook.lint import tags as vocabulary
@@ -61,6 +62,7 @@ CODES = {
     "HB092": "migration-map row needs an example on its page, and has none",
     "HB093": "page shows a migration map that does not exist",
     "HB094": "migration map is not shown by any page",
+    **claims.CODES,
 }
 
 
@@ -98,16 +100,6 @@ def _resolves(name: str) -> str | None:
         return str(exc)
     except Exception as exc:  # noqa: BLE001 - importing arbitrary modules can fail in any way
         return f"{name} cannot be imported: {type(exc).__name__}: {exc}"
-    return None
-
-
-def _section_lines(page: Page, title: str) -> tuple[int, int] | None:
-    """First and last line (exclusive) of the H2 section with this title."""
-    h2 = [h for h in page.headings if h.level == 2]
-    for i, h in enumerate(h2):
-        if h.text == title:
-            end = h2[i + 1].line if i + 1 < len(h2) else len(page.text.split("\n")) + 1
-            return h.line, end
     return None
 
 
@@ -220,7 +212,7 @@ def api_resolves_and_parameters(page: Page):
     if real is None:
         yield page.front_lines.get("api", 1), "HB033", f"cannot read the signature of {api}"
         return
-    span = _section_lines(page, "Parameters")
+    span = page.section("Parameters")
     if span is None:
         return
     lines = page.text.split("\n")
@@ -276,7 +268,7 @@ def since_and_version_tags(page: Page):
 def examples_present(page: Page):
     if page.kind == "api":
         for title_, code in (("Examples", "HB040"), ("Common pitfalls", "HB041")):
-            span = _section_lines(page, title_)
+            span = page.section(title_)
             if span and not any(span[0] < e.line < span[1] for e in page.examples):
                 yield span[0], code, f"no example under {title_}"
     elif page.kind == "comparison":
@@ -285,6 +277,15 @@ def examples_present(page: Page):
             yield 1, "HB042", "comparison page has no side-by-side table"
         if not page.examples:
             yield 1, "HB043", "comparison page has no example"
+
+
+@check
+def unbacked_claims(page: Page):
+    """Prose a reader could test that no executed block backs (lint/claims.py)."""
+    # Pages of docs/ are held to these codes once the claims audit has read them (audit/*.yml); until then
+    # `python -m handbook claims` lists their findings.
+    if not page.unreadable and (not page.rel.startswith("docs/") or page.rel in audit.audited()):
+        yield from claims.findings(page, _api(page))
 
 
 @check

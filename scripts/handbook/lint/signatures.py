@@ -159,3 +159,36 @@ def signature_text(name: str) -> str | None:
         return f"{name.rsplit('.', 1)[-1]}{inspect.signature(obj)}"
     except (TypeError, ValueError):
         return None
+
+
+_UNKNOWN = object()
+
+
+class SourceText(str):
+    """A default read from a docstring's signature line: Python source text, not the value."""
+
+
+def defaults_of(name: str) -> dict[str, object]:
+    """Each parameter's default as the installed torch states it, for the parameters whose default can be read:
+    the value from inspect.signature, else the text of the docstring's signature lines ("0", "None", "'mean'"; a
+    default that differs between overloads is left out)."""
+    obj = resolve(name)
+    found: dict[str, object] = {}
+    try:
+        for p in inspect.signature(obj).parameters.values():
+            if p.default is not inspect.Parameter.empty:
+                found[p.name] = p.default
+    except (TypeError, ValueError):
+        pass
+    seen: dict[str, object] = {}
+    for line in docstring_signatures(obj):
+        for part in _split_top_level(_inside_parentheses(line)):
+            key, sep, value = part.partition("=")
+            key = key.split(":")[0].strip().lstrip("*").strip()
+            if sep and key.isidentifier():
+                value = value.strip()
+                seen[key] = value if seen.get(key, value) == value else _UNKNOWN
+    for key, value in seen.items():
+        if value is not _UNKNOWN:
+            found.setdefault(key, SourceText(value))
+    return {k: v for k, v in found.items() if " at 0x" not in repr(v)}

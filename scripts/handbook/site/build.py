@@ -23,7 +23,7 @@ import yaml
 from handbook import DOCS, ROOT
 from handbook.lint import maps, tags
 from handbook.releases import changes, history
-from handbook.site import home, render, search_data, sharp_bits, site_config
+from handbook.site import coverage, home, render, search_data, sharp_bits, site_config
 from handbook.site import nav as site_nav
 from handbook.verify import record as records
 from handbook.verify.document import Page
@@ -170,7 +170,8 @@ def write(out: Path = DEFAULT_OUT, docs: Path = DOCS, offline: bool = False) -> 
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(page.text(), encoding="utf-8")
     search_data.write(out / search_data.FILE, [(page_url(rel, not offline), p) for rel, p in pages.items()])
-    env = records.environment()
+    # The banner on every page counts what ran and what did not (coverage.py): never "every example was run".
+    env = {**records.environment(), "coverage": coverage.banner(coverage.totals(renderer.pages, renderer.record))}
     for generator in site_config.GENERATORS:
         site_config.write(out, generator, renderer.nav(), env, offline, tags.ids())
     return pages

@@ -7,11 +7,12 @@ render step (build.py) calls it for every page and writes the result into build/
 from __future__ import annotations
 
 import html
+from collections import Counter
 from pathlib import Path
 
 from handbook.lint import maps
 from handbook.releases import history
-from handbook.site import copyable
+from handbook.site import copyable, coverage
 from handbook.site.official import official_markdown
 from handbook.verify import record as records
 from handbook.verify.document import Example, Page, parse_page
@@ -38,8 +39,26 @@ def badge(device: str, state: str, entry: dict | None) -> str:
 
 
 def badges(page: Page, record: dict) -> str:
-    spans = [badge(d, *records.status(record, page.rel, d, page.examples_hash)) for d in ("cpu", "cuda")]
+    states = coverage.states(page, record)
+    spans = [badge(d, *states[d]) for d in ("cpu", "cuda")]
+    reasons = Counter(r for r in (coverage.block_label(e, states) for e in page.examples) if r is not None)
+    if states["cpu"][0] == "verified" and coverage.main_examples_not_run(page, states):
+        ran = len(page.examples) - sum(reasons.values())
+        text = f"CPU: {ran} of {len(page.examples)} blocks verified; the main examples need CUDA and did not run"
+        spans[0] = f'<span class="hb-badge hb-partial">{html.escape(text)}</span>'
+    if reasons:
+        why = "; ".join(f"{n} {html.escape(r)}" for r, n in reasons.most_common())
+        spans.append(f'<span class="hb-badge hb-notrun">Not run: {why}</span>')
     return f'<p class="hb-badges">{" ".join(spans)}</p>'
+
+
+def not_run_note(ex: Example, reason: str) -> list[str]:
+    """The visible label under a block that was not executed: never let the page imply it ran."""
+    if reason == coverage.NEEDS_CUDA:
+        text = "Not run: needs CUDA. No GPU run of this page is recorded, so this block has no verified output."
+    else:
+        text = f"Not run: {reason}."
+    return ["", f'{ex.indent}<p class="hb-notrun" markdown="span">{html.escape(text, quote=False)}</p>']
 
 
 def _output_lines(ex: Example) -> list[str]:
@@ -94,8 +113,8 @@ def _machine_lines(ex: Example, recorded: dict[str, dict[str, dict]]) -> list[st
     return lines[:-1]
 
 
-def _code_header(ex: Example) -> str:
-    notes = []
+def _code_header(ex: Example, reason: str | None = None) -> str:
+    notes = [f"not run: {reason}"] if reason and not ex.options.skip else []
     o = ex.options
     if o.raises:
         notes.append(f"raises {o.raises}")
@@ -136,10 +155,46 @@ def pitfalls_as_admonitions(lines: list[str]) -> list[str]:
     return lines[:start] + out + lines[end:]
 
 
+def short_version(version: str) -> str:
+    """torch 2.15.0+cu132 -> 2.15.0: the wheel's local tag means nothing to a reader."""
+    return version.split("+")[0]
+
+
+def check_mark(ex: Example, states: dict[str, tuple[str, dict | None]]) -> tuple[str, str]:
+    """(admonition classes, title) of a check's collapsed mark: how we know, or honestly why it did not run."""
+    reason = coverage.block_label(ex, states)
+    if reason == coverage.NEEDS_CUDA:
+        return "note hb-check hb-notrun", "Not run: needs CUDA (no GPU run is recorded) · show the check"
+    if reason:
+        return "note hb-check hb-notrun", f"Not run: {reason} · show the check"
+    ran = [d for d in ex.options.devices if states[d][0] == "verified"]
+    if not ran:
+        failed = any(states[d][0] == "failed" for d in ex.options.devices)
+        return "question hb-check", ("Verification failed on this page" if failed else "Not verified yet") + (
+            " · show the check"
+        )
+    entry = states[ran[0]][1] or {}
+    where = " and ".join(DEVICE_LABEL[d] for d in ran)
+    return "success hb-check", f"Checked on torch {short_version(entry.get('torch', '?'))} ({where}) · show how"
+
+
+def _check_lines(ex: Example, states) -> list[str]:
+    """A check renders collapsed under the claim it proves: a small mark that expands to its code."""
+    ind = ex.indent
+    classes, title = check_mark(ex, states)
+    notes = [f"raises {ex.options.raises}"] * bool(ex.options.raises) + [f"warns {ex.options.warns}"] * bool(
+        ex.options.warns
+    )
+    header = f' title="{"; ".join(notes)}"' if notes else ""
+    code = [f"{ind}    {line}" if line.strip() else "" for line in ex.code.rstrip("\n").split("\n")]
+    title = title.replace('"', "'")
+    return [f'{ind}??? {classes} "{title}"', "", f"{ind}    ```python{header}", *code, f"{ind}    ```"]
+
+
 def _device_setup(examples: list[Example]) -> list[tuple[int, int, list[str]]]:
     """The visible `device = ...` line, in the first example of the page that reads `device` (copyable.py)."""
     for ex in examples:
-        if ex.error is None and copyable.reads_undefined_device(ex.code):
+        if ex.error is None and not ex.is_check and copyable.reads_undefined_device(ex.code):
             skip, new = copyable.setup_lines(ex.code, ex.options.devices)
             if ex.include:  # the snippet line is expanded later: the setup goes before the whole script
                 skip, new = 0, ["import torch", new[-1]]
@@ -158,18 +213,26 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
     lines = text.split("\n")
     edits: list[tuple[int, int, list[str]]] = []  # 0-based [start, end) → replacement
     edits += _device_setup(page.examples)
+    states = coverage.states(page, record)
     for ex in page.examples:
+        if ex.is_check:
+            anchor = [f'{ex.indent}<a id="ex-{ex.options.id}"></a>', ""] if ex.options.id else []
+            edits.append((ex.line - 1, ex.end_line, [*anchor, *_check_lines(ex, states)]))
+            continue
         anchor = [f'{ex.indent}<a id="ex-{ex.options.id}"></a>', ""] if ex.options.id else []
-        header = [*anchor, _code_header(ex)]
+        reason = coverage.block_label(ex, states)
+        header = [*anchor, _code_header(ex, reason)]
         if ex.options.devices == ("cuda",) and not ex.include and GPU_ONLY not in ex.code:
             header.append(f"{ex.indent}{GPU_ONLY}")  # a reader who copies it learns why it fails on a CPU
         edits.append((ex.line - 1, ex.line, header))
         if ex.output is not None:
             end = (ex.cuda_output or ex.output).end_line
-            edits.append((ex.output.line - 1, end, _output_lines(ex)))
+            edits.append((ex.output.line - 1, end, _output_lines(ex) + (not_run_note(ex, reason) if reason else [])))
         elif ex.options.machine:
             recorded = records.machine_outputs(record, page.rel, ex.code_hash)
             edits.append((ex.end_line, ex.end_line, _machine_lines(ex, recorded)))
+        elif reason:
+            edits.append((ex.end_line, ex.end_line, not_run_note(ex, reason)))
     h1 = next((h for h in page.headings if h.level == 1), None)
     if h1 is not None:
         summary = (page.front or {}).get("summary")

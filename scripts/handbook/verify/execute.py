@@ -7,6 +7,7 @@ Messages go back over a pipe as JSON (never pickles: the parent must not run cod
 
 from __future__ import annotations
 
+import ast
 import builtins
 import faulthandler
 import io
@@ -16,6 +17,7 @@ import linecache
 import os
 import random
 import re
+import reprlib
 import resource
 import socket
 import sys
@@ -244,8 +246,12 @@ def run_example(example, namespace: dict, capture: Capture) -> dict:
                 error = f"expected {opts.raises}, got {type(exc).__name__}:\n{_tail(exc, {example.filename})}"
             else:
                 error = _tail(exc, {example.filename})
+    if error is None and raised_line is None and opts.relation:
+        error = _relation_error(opts.relation, namespace, asserted=bool(opts.machine) or FULL_TIMING)
     elapsed = time.perf_counter() - started
     output = capture.read(capture.out)
+    if example.is_check and error is None and output.strip():
+        error = f"a check prints nothing (it asserts what the prose says), but this one printed:\n{output[:2000]}"
     if opts.raises and raised_line is None and error is None:
         error = f"expected {opts.raises} to be raised, but the example finished without it"
     strict = [w for w in caught if issubclass(w.category, STRICT_WARNINGS)]
@@ -261,12 +267,31 @@ def run_example(example, namespace: dict, capture: Capture) -> dict:
         line = _warning_line(w)
         if line not in seen:
             seen.append(line)
-    if seen:
+    if seen and not example.is_check:
         output += "".join(line + "\n" for line in seen)
-    if raised_line is not None:
+    if raised_line is not None and not example.is_check:
         output += raised_line + "\n"
     output = _stable(_ANSI.sub("", output))
     return {"output": output, "error": error, "stderr": capture.read(capture.err)[-2000:], "seconds": elapsed}
+
+
+def _relation_error(relation: str, namespace: dict, asserted: bool) -> str | None:
+    """Evaluate a timing block's declared relation in the page's namespace once the block has run.
+
+    Asserted only where the timings are real (`verify --update` / `--measure`, and machine= blocks, which always
+    measure in full); a check on the short budget only proves the expression evaluates.
+    """
+    try:
+        holds = eval(compile(relation, "<relation>", "eval"), namespace)  # noqa: S307 - the page's own code
+    except Exception as exc:  # noqa: BLE001
+        return f"relation= {relation!r} cannot be evaluated after the block: {type(exc).__name__}: {exc}"
+    if not isinstance(holds, bool) and type(holds).__name__ != "bool_":  # numpy's bool is not a bool
+        return f"relation= {relation!r} must be true or false, not {type(holds).__name__}"
+    if asserted and not holds:
+        names = sorted({n.id for n in ast.walk(ast.parse(relation, mode="eval")) if isinstance(n, ast.Name)})
+        shown = "; ".join(f"{n} = {reprlib.repr(namespace[n])}" for n in names if n in namespace)
+        return f"the measurement contradicts the page: relation {relation!r} is false ({shown})"
+    return None
 
 
 def _class_named(cls: type, name: str) -> bool:
