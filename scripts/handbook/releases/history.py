@@ -35,6 +35,18 @@ def added_text(found: dict, releases: list[str]) -> str:
     return f"**{added}** (first found in torch {first})"
 
 
+def added_label(page: Page, data: dict | None = None) -> str | None:
+    """ "Added in torch 2.4" (or "In torch ≤ 1.13") for the page's API, from the probe; None without data."""
+    api = (page.front or {}).get("api")
+    if page.kind != "api" or not api:
+        return None
+    data = versions.load() if data is None else data
+    added = ((data or {}).get("apis", {}).get(api) or {}).get("added")
+    if not added:
+        return None
+    return f"In torch {added.replace('≤', '≤ ')}" if added.startswith("≤") else f"Added in torch {added}"
+
+
 def _default(value) -> str:
     return "required" if value is None else f"`{value}`"
 
@@ -66,19 +78,29 @@ def _matching(page: Page, recorded: list[dict]) -> list[tuple[int, object, dict]
     return found
 
 
-def _strip(releases: list[str], found: dict, examples: list[dict]) -> list[str]:
-    head = "| torch | " + " | ".join(_label(r) for r in releases) + " |"
-    rule = "|---|" + "---|" * len(releases)
-    row = "| API present | " + " | ".join(STATE[found["status"].get(r, "unknown")] for r in releases) + " |"
-    lines = [head, rule, row]
-    if examples:
-        cells = []
-        for r in releases:
-            ran = [e["results"][r] for e in examples if r in e["results"] and e["results"][r] != "skipped"]
-            shown = sum(1 for v in ran if v in SHOWN)
-            cells.append(f"{shown}/{len(ran)}" if ran else "·")
-        lines.append("| examples as shown | " + " | ".join(cells) + " |")
-    return lines
+def _cell(release: str, found: dict, examples: list[dict]) -> str:
+    state = found["status"].get(release, "unknown")
+    ran = [e["results"][release] for e in examples if release in e["results"] and e["results"][release] != "skipped"]
+    shown = sum(1 for v in ran if v in SHOWN)
+    kind = {"present": "ok", "absent": "absent"}.get(state, "unknown")
+    if kind == "ok" and shown < len(ran):
+        kind = "differs"
+    count = f" {shown}/{len(ran)}" if ran else ""
+    api = {"present": "API present", "absent": "API absent", "unknown": "not probed"}[state]
+    title = f"torch {release}: {api}" + (
+        f"; {shown} of {len(ran)} blocks print or assert what this page shows" if ran else ""
+    )
+    return (
+        f'<span class="hb-rel hb-rel-{kind}" title="{html.escape(title)}">'
+        f"<b>{_label(release)}</b> {STATE[state]}{count}</span>"
+    )
+
+
+def strip(releases: list[str], found: dict, examples: list[dict]) -> list[str]:
+    """One small cell per release, wrapping to the width of a phone: API present, blocks as shown."""
+    cells = [_cell(r, found, examples) for r in releases]
+    legend = "✓ API present · — absent · n/m: blocks (examples and checks) that print or assert what this page shows"
+    return ['<div class="hb-strip">', *cells, "</div>", "", f'<p class="hb-strip-legend">{legend}</p>']
 
 
 def _fence(text: str, title: str, indent: str) -> list[str]:
@@ -87,41 +109,150 @@ def _fence(text: str, title: str, indent: str) -> list[str]:
     return [f'{indent}{fence}text title="{title}"', *body, f"{indent}{fence}"]
 
 
-def example_lines(page: Page, matched, releases: list[str]) -> list[str]:
+def anchor(ex) -> str:
+    """The anchor the render step puts before every example and check (render.py)."""
+    return f"example-{ex.line}"
+
+
+def _what(ex) -> str:
+    kind = "check" if ex.is_check else "example"
+    return f"[{kind} at line {ex.line}](#{anchor(ex)})"
+
+
+def _span(releases: list[str], chosen) -> str:
+    ranges = versions._ranges(releases, set(chosen))
+    return ", ".join(_label(a) if a == b else f"{_label(a)} … {_label(b)}" for a, b in ranges)
+
+
+def _grouped(matched, releases: list[str], outcome: str) -> list[tuple[str, list]]:
+    """Releases grouped by which blocks had this outcome there: [(span of releases, [blocks])]."""
+    by_release = {r: tuple(ex.line for _, ex, e in matched if e["results"].get(r) == outcome) for r in releases}
+    groups: dict[tuple, list[str]] = {}
+    for r in releases:
+        if by_release[r]:
+            groups.setdefault(by_release[r], []).append(r)
+    lines_of = {ex.line: ex for _, ex, _ in matched}
+    return [(_span(releases, rs), [lines_of[n] for n in key]) for key, rs in groups.items()]
+
+
+MESSAGE_LIMIT = 200  # characters of an error message quoted in a one-line entry
+
+
+def code(text: str) -> str:
+    """Inline code for any text, backticks included (CommonMark: a longer backtick string around it)."""
+    text = " ".join(text.split())
+    if len(text) > MESSAGE_LIMIT:
+        text = text[: MESSAGE_LIMIT - 1] + "…"
+    ticks = "`" * (max((len(m) for m in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or len(ticks) > 1 else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _state(e: dict, r: str) -> str:
+    v = e["results"].get(r)
+    if v in SHOWN:
+        return "prints or asserts what this page shows"
+    if v == "differs":
+        return "printed other output"
+    error = (e.get("errors") or {}).get(r)
+    return f"failed: {code(error)}" if error else "failed"
+
+
+def _outcome_key(e: dict, r: str):
+    """What a release did with a block, as compared between releases (None: not comparable there)."""
+    v = e["results"].get(r)
+    if v in SHOWN:
+        return "shown"
+    if v == "differs":
+        return ("differs", (e.get("outputs") or {}).get(r))
+    if v == "error":
+        return ("error", (e.get("errors") or {}).get(r))
+    return None  # skipped, missing-api, unavailable, not probed
+
+
+def behaviour_changes(matched, releases: list[str], found: dict) -> list[str]:
+    """One line per change of a block's outcome between two adjacent releases that both have the API."""
+    out = []
+    for _, ex, e in matched:
+        for before, after in zip(releases, releases[1:], strict=False):
+            a, b = _outcome_key(e, before), _outcome_key(e, after)
+            both = found["status"].get(before) == "present" and found["status"].get(after) == "present"
+            if a is None or b is None or a == b or not both:
+                continue
+            out.append(
+                f"- **{_label(after)}**: the {_what(ex)} {_state(e, after)}; on {_label(before)}, it {_state(e, before)}."
+            )
+    return out
+
+
+def example_lines(page: Page, matched, releases: list[str], found: dict | None = None) -> list[str]:
     if not matched:
         return ["- **Examples**: this page's examples changed since the last probe; run `versions probe --again`."]
-    ranges = []
-    for r in releases:
-        if all(e["results"].get(r) in (*SHOWN, "skipped", None) for _, _, e in matched) and any(
-            e["results"].get(r) in SHOWN for _, _, e in matched
-        ):
-            ranges.append(r)
-    all_ok = versions._ranges(releases, set(ranges))
-    span = ", ".join(_label(a) if a == b else f"{_label(a)} … {_label(b)}" for a, b in all_ok)
+    found = found or {"status": {}}
+    ok = [
+        r
+        for r in releases
+        if all(e["results"].get(r) in (*SHOWN, "skipped", None) for _, _, e in matched)
+        and any(e["results"].get(r) in SHOWN for _, _, e in matched)
+    ]
+    span = _span(releases, ok)
+    checks = sum(ex.is_check for _, ex, _ in matched)
+    blocks = f"{len(matched) - checks} examples" + (f" and {checks} checks" if checks else "")
     if span:
-        lines = [f"- **Examples**: every example prints what this page shows on torch {span}."]
+        lines = [f"- **Examples**: all {blocks} print or assert what this page shows on torch {span}."]
     else:
-        lines = ["- **Examples**: no probed release prints everything this page shows."]
-    for outcome, what in (
-        ("missing-api", "use an API that torch {} lacks (recorded as such, not as a behaviour change)"),
-        ("error", "fail for another reason on torch {}"),
-        ("unavailable", "could not run on torch {} (no torchvision for it)"),
-    ):
-        hit = [e for _, _, e in matched if outcome in e["results"].values()]
-        where = sorted({r for e in hit for r, v in e["results"].items() if v == outcome}, key=versions.envs.key)
-        if hit:
-            lines.append(f"- {len(hit)} of {len(matched)} examples {what.format(', '.join(_label(r) for r in where))}.")
+        lines = [f"- **Examples**: no probed release prints or asserts everything this page shows ({blocks})."]
+    for where, hit in _grouped(matched, releases, "missing-api"):
+        named = "" if len(hit) == len(matched) else " (" + ", ".join(_what(ex) for ex in hit) + ")"
+        lines.append(f"- On torch {where}, {len(hit)} of {len(matched)} use an API that release lacks{named}.")
+    for where, hit in _grouped(matched, releases, "unavailable"):
+        lines.append(f"- On torch {where}, {len(hit)} of {len(matched)} could not run (no torchvision for it).")
+    for _, ex, e in matched:
+        errors = {r: (e.get("errors") or {}).get(r, "") for r in releases if e["results"].get(r) == "error"}
+        for message in dict.fromkeys(errors.values()):
+            where = _span(releases, [r for r, m in errors.items() if m == message])
+            lines.append(f"- The {_what(ex)} fails on torch {where}" + (f": {code(message)}" if message else "") + ".")
+    changes = behaviour_changes(matched, releases, found)
+    if changes:
+        lines += [
+            "",
+            "**Behaviour changes** (a block's outcome changed between two releases that both have the API):",
+            "",
+        ]
+        lines += changes
     for _, ex, e in matched:
         differs = [r for r in releases if e["results"].get(r) == "differs"]
         if not differs:
             continue
         where = ", ".join(_label(r) for r in differs)
         lines += ["", f'??? note "Example at line {ex.line}: output differs on torch {where}"', ""]
+        lines += [f"    [The example on this page](#{anchor(ex)})", ""]
         lines += _fence(ex.expected("cpu"), "As this page shows", "    ")
         for output_hash in dict.fromkeys(e["outputs"][r] for r in differs):
             on = ", ".join(_label(r) for r in differs if e["outputs"][r] == output_hash)
             lines += [""] + _fence(e["texts"][output_hash], f"On torch {on}", "    ")
     return lines
+
+
+def holds_since(page: Page, index: int, data: dict | None = None) -> str | None:
+    """For a check: the release from which it holds on every probed release, when it fails on earlier ones where
+    the API exists; None when it holds throughout or has no data."""
+    data = versions.load() if data is None else data
+    if not data:
+        return None
+    recorded = data.get("pages", {}).get(page.rel, {}).get("examples", [])
+    ex = page.examples[index]
+    if index >= len(recorded) or recorded[index]["code"] != ex.code_hash:
+        return None
+    results = recorded[index]["results"]
+    releases = [r["release"] for r in data["releases"] if r["release"] in results]
+    holding = [r for r in releases if results[r] in SHOWN]
+    if not holding or holding[-1] != releases[-1]:
+        return None
+    first = holding[0]
+    tail = releases[releases.index(first) :]
+    failed_before = any(results[r] in ("error", "differs") for r in releases[: releases.index(first)])
+    return _label(first) if all(results[r] in SHOWN for r in tail) and failed_before else None
 
 
 def section(page: Page, data: dict | None = None) -> list[str]:
@@ -141,7 +272,7 @@ def section(page: Page, data: dict | None = None) -> list[str]:
         f"Measured by running this page against each torch release from {releases[0]} to {releases[-1]} "
         f"({len(releases)} releases probed).",
         "",
-        *_strip(releases, found, [e for _, _, e in matched]),
+        *strip(releases, found, [e for _, _, e in matched]),
         "",
         f"- **Added**: {added_text(found, releases)}",
     ]
@@ -152,12 +283,16 @@ def section(page: Page, data: dict | None = None) -> list[str]:
         lines.append("- **Parameters**: " + "; ".join(params))
     deprecated = found.get("deprecated")
     if deprecated:
-        until = f", until {deprecated['until']}" if "until" in deprecated else ""
-        lines.append(
-            f"- **Deprecated** since {deprecated['since']}{until}: {deprecated['category']} "
-            f"“{html.escape(deprecated['message'], quote=False)}”"
-        )
-    lines += example_lines(page, matched, releases)
+        message = html.escape(" ".join(deprecated["message"].split()), quote=False)
+        if "until" in deprecated:  # the warning stopped: the deprecation was carried out, or withdrawn
+            lines.append(
+                f"- **Deprecation warning** on {deprecated['since']} until the release before {deprecated['until']} "
+                f"(not emitted from {deprecated['until']} on; see the behaviour changes): {deprecated['category']} "
+                f"“{message}”"
+            )
+        else:
+            lines.append(f"- **Deprecated** since {deprecated['since']}: {deprecated['category']} “{message}”")
+    lines += example_lines(page, matched, releases, found)
     return [*lines, ""]
 
 

@@ -178,10 +178,12 @@ def check_mark(ex: Example, states: dict[str, tuple[str, dict | None]]) -> tuple
     return "success hb-check", f"Checked on torch {short_version(entry.get('torch', '?'))} ({where}) · show how"
 
 
-def _check_lines(ex: Example, states) -> list[str]:
+def _check_lines(ex: Example, states, since: str | None = None) -> list[str]:
     """A check renders collapsed under the claim it proves: a small mark that expands to its code."""
     ind = ex.indent
     classes, title = check_mark(ex, states)
+    if since and "success" in classes:  # from the version probe: it fails on the releases before
+        title = title.replace(" · show how", f" · holds since torch {since} · show how")
     notes = [f"raises {ex.options.raises}"] * bool(ex.options.raises) + [f"warns {ex.options.warns}"] * bool(
         ex.options.warns
     )
@@ -202,9 +204,11 @@ def _device_setup(examples: list[Example]) -> list[tuple[int, int, list[str]]]:
     return []
 
 
-def tldr(summary: str) -> str:
-    """The front matter's one-line summary, shown under the title."""
-    return f'<p class="hb-tldr" markdown="span"><span class="hb-tldr-label">TL;DR</span> {html.escape(summary, quote=False)}</p>'
+def tldr(summary: str, added: str | None = None) -> str:
+    """The front matter's one-line summary, shown under the title, with the release that added the API."""
+    since = f' <span class="hb-added">{html.escape(added)}</span>' if added else ""
+    text = html.escape(summary, quote=False)
+    return f'<p class="hb-tldr" markdown="span"><span class="hb-tldr-label">TL;DR</span> {text}{since}</p>'
 
 
 def render(text: str, path, record: dict, migration_maps: dict | None = None) -> str:
@@ -214,12 +218,14 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
     edits: list[tuple[int, int, list[str]]] = []  # 0-based [start, end) → replacement
     edits += _device_setup(page.examples)
     states = coverage.states(page, record)
-    for ex in page.examples:
+    for i, ex in enumerate(page.examples):
+        # every block can be linked to (the version history names them by line); id= adds a stable name
+        ids = [history.anchor(ex)] + ([f"ex-{ex.options.id}"] if ex.options.id else [])
+        anchor = [ex.indent + "".join(f'<a id="{name}"></a>' for name in ids), ""]
         if ex.is_check:
-            anchor = [f'{ex.indent}<a id="ex-{ex.options.id}"></a>', ""] if ex.options.id else []
-            edits.append((ex.line - 1, ex.end_line, [*anchor, *_check_lines(ex, states)]))
+            since = history.holds_since(page, i)
+            edits.append((ex.line - 1, ex.end_line, [*anchor, *_check_lines(ex, states, since)]))
             continue
-        anchor = [f'{ex.indent}<a id="ex-{ex.options.id}"></a>', ""] if ex.options.id else []
         reason = coverage.block_label(ex, states)
         header = [*anchor, _code_header(ex, reason)]
         if ex.options.devices == ("cuda",) and not ex.include and GPU_ONLY not in ex.code:
@@ -236,7 +242,8 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
     h1 = next((h for h in page.headings if h.level == 1), None)
     if h1 is not None:
         summary = (page.front or {}).get("summary")
-        extra = [tldr(summary)] if isinstance(summary, str) and summary.strip() else []
+        added = history.added_label(page)
+        extra = [tldr(summary, added)] if isinstance(summary, str) and summary.strip() else []
         extra += [badges(page, record)] if page.examples else []
         aliases = (page.front or {}).get("aliases") or []
         if aliases:
