@@ -122,7 +122,10 @@ def parameters_of(name: str) -> list[str] | None:
 
 
 def parameters(obj) -> list[str] | None:
-    """Parameter names of the real signature, without self; None when no signature can be read."""
+    """Parameter names of the real signature, without self; None when no signature can be read. What is not
+    called (a dtype, a constant, a Tensor attribute such as `ndim`) has none: []."""
+    if not callable(obj):
+        return []
     try:
         sig = inspect.signature(obj)
         params = [p for p in sig.parameters.values() if p.name != "self"]

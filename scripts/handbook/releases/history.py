@@ -10,6 +10,7 @@ import html
 import re
 from pathlib import Path
 
+from handbook.i18n.strings import t
 from handbook.releases import versions
 from handbook.verify.document import Page
 
@@ -24,15 +25,19 @@ def _label(release: str) -> str:
 def added_text(found: dict, releases: list[str]) -> str:
     added = found.get("added")
     if added is None:
-        return "not found in any probed release"
+        return t("not found in any probed release")
     oldest = releases[0]
     if added.startswith("≤"):
         first = next(r for r in releases if found["status"].get(r) == "present")
         if first == oldest:
-            return f"{added} (present in the oldest release probed, {oldest}; earlier releases were not probed)"
-        return f"{added} (first found in {first}; the release before it was not probed)"
+            return t(
+                "{added} (present in the oldest release probed, {oldest}; earlier releases were not probed)",
+                added=added,
+                oldest=oldest,
+            )
+        return t("{added} (first found in {first}; the release before it was not probed)", added=added, first=first)
     first = next(r for r in releases if found["status"].get(r) == "present")
-    return f"**{added}** (first found in torch {first})"
+    return t("**{added}** (first found in torch {first})", added=added, first=first)
 
 
 def added_label(page: Page, data: dict | None = None) -> str | None:
@@ -44,11 +49,13 @@ def added_label(page: Page, data: dict | None = None) -> str | None:
     added = ((data or {}).get("apis", {}).get(api) or {}).get("added")
     if not added:
         return None
-    return f"In torch {added.replace('≤', '≤ ')}" if added.startswith("≤") else f"Added in torch {added}"
+    if added.startswith("≤"):
+        return t("In torch {added}", added=added.replace("≤", "≤ "))
+    return t("Added in torch {added}", added=added)
 
 
 def _default(value) -> str:
-    return "required" if value is None else f"`{value}`"
+    return t("required") if value is None else f"`{value}`"
 
 
 def parameter_lines(found: dict) -> list[str]:
@@ -58,12 +65,12 @@ def parameter_lines(found: dict) -> list[str]:
     for name, p in (found.get("parameters") or {}).items():
         notes = []
         if p["added"] != api_added and not p["added"].startswith("≤"):
-            notes.append(f"added in {p['added']}")
+            notes.append(t("added in {release}", release=p["added"]))
         if "removed" in p:
-            notes.append(f"removed in {p['removed']}")
+            notes.append(t("removed in {release}", release=p["removed"]))
         if "defaults" in p:
             steps = " → ".join(f"{_default(d['value'])} ({d['since']})" for d in p["defaults"])
-            notes.append(f"default changed: {steps}")
+            notes.append(t("default changed: {steps}", steps=steps))
         if notes:
             out.append(f"`{name}`: {'; '.join(notes)}")
     return out
@@ -86,10 +93,10 @@ def _cell(release: str, found: dict, examples: list[dict]) -> str:
     if kind == "ok" and shown < len(ran):
         kind = "differs"
     count = f" {shown}/{len(ran)}" if ran else ""
-    api = {"present": "API present", "absent": "API absent", "unknown": "not probed"}[state]
-    title = f"torch {release}: {api}" + (
-        f"; {shown} of {len(ran)} blocks print or assert what this page shows" if ran else ""
-    )
+    api = t({"present": "API present", "absent": "API absent", "unknown": "not probed"}[state])
+    title = t("torch {release}: {api}", release=release, api=api)
+    if ran:
+        title += t("; {shown} of {ran} blocks print or assert what this page shows", shown=shown, ran=len(ran))
     return (
         f'<span class="hb-rel hb-rel-{kind}" title="{html.escape(title)}">'
         f"<b>{_label(release)}</b> {STATE[state]}{count}</span>"
@@ -99,13 +106,13 @@ def _cell(release: str, found: dict, examples: list[dict]) -> str:
 def strip(releases: list[str], found: dict, examples: list[dict]) -> list[str]:
     """One small cell per release, wrapping to the width of a phone: API present, blocks as shown."""
     cells = [_cell(r, found, examples) for r in releases]
-    legend = "✓ API present · — absent · n/m: blocks (examples and checks) that print or assert what this page shows"
+    legend = t("✓ API present · — absent · n/m: blocks (examples and checks) that print or assert what this page shows")
     return ['<div class="hb-strip">', *cells, "</div>", "", f'<p class="hb-strip-legend">{legend}</p>']
 
 
 def _fence(text: str, title: str, indent: str) -> list[str]:
     fence = "````" if "```" in text else "```"
-    body = [f"{indent}{line}" if line else "" for line in (text.rstrip("\n") or "(prints nothing)").split("\n")]
+    body = [f"{indent}{line}" if line else "" for line in (text.rstrip("\n") or t("(prints nothing)")).split("\n")]
     return [f'{indent}{fence}text title="{title}"', *body, f"{indent}{fence}"]
 
 
@@ -115,8 +122,8 @@ def anchor(ex) -> str:
 
 
 def _what(ex) -> str:
-    kind = "check" if ex.is_check else "example"
-    return f"[{kind} at line {ex.line}](#{anchor(ex)})"
+    label = t("check at line {line}" if ex.is_check else "example at line {line}", line=ex.line)
+    return f"[{label}](#{anchor(ex)})"
 
 
 def _span(releases: list[str], chosen) -> str:
@@ -151,11 +158,11 @@ def code(text: str) -> str:
 def _state(e: dict, r: str) -> str:
     v = e["results"].get(r)
     if v in SHOWN:
-        return "prints or asserts what this page shows"
+        return t("prints or asserts what this page shows")
     if v == "differs":
-        return "printed other output"
+        return t("printed other output")
     error = (e.get("errors") or {}).get(r)
-    return f"failed: {code(error)}" if error else "failed"
+    return t("failed: {error}", error=code(error)) if error else t("failed")
 
 
 def _outcome_key(e: dict, r: str):
@@ -180,14 +187,24 @@ def behaviour_changes(matched, releases: list[str], found: dict) -> list[str]:
             if a is None or b is None or a == b or not both:
                 continue
             out.append(
-                f"- **{_label(after)}**: the {_what(ex)} {_state(e, after)}; on {_label(before)}, it {_state(e, before)}."
+                t(
+                    "- **{after}**: the {what} {now}; on {before}, it {then}.",
+                    after=_label(after),
+                    what=_what(ex),
+                    now=_state(e, after),
+                    before=_label(before),
+                    then=_state(e, before),
+                )
             )
     return out
 
 
 def example_lines(page: Page, matched, releases: list[str], found: dict | None = None) -> list[str]:
     if not matched:
-        return ["- **Examples**: this page's examples changed since the last probe; run `versions probe --again`."]
+        return [
+            f"- {t('**Examples**')}: "
+            + t("this page's examples changed since the last probe; run `versions probe --again`.")
+        ]
     found = found or {"status": {}}
     ok = [
         r
@@ -197,26 +214,32 @@ def example_lines(page: Page, matched, releases: list[str], found: dict | None =
     ]
     span = _span(releases, ok)
     checks = sum(ex.is_check for _, ex, _ in matched)
-    blocks = f"{len(matched) - checks} examples" + (f" and {checks} checks" if checks else "")
+    blocks = t("{n} examples", n=len(matched) - checks) + (t(" and {n} checks", n=checks) if checks else "")
+    head = f"- {t('**Examples**')}: "
     if span:
-        lines = [f"- **Examples**: all {blocks} print or assert what this page shows on torch {span}."]
+        lines = [
+            head + t("all {blocks} print or assert what this page shows on torch {span}.", blocks=blocks, span=span)
+        ]
     else:
-        lines = [f"- **Examples**: no probed release prints or asserts everything this page shows ({blocks})."]
+        lines = [head + t("no probed release prints or asserts everything this page shows ({blocks}).", blocks=blocks)]
     for where, hit in _grouped(matched, releases, "missing-api"):
         named = "" if len(hit) == len(matched) else " (" + ", ".join(_what(ex) for ex in hit) + ")"
-        lines.append(f"- On torch {where}, {len(hit)} of {len(matched)} use an API that release lacks{named}.")
+        template = "On torch {where}, {hit} of {total} use an API that release lacks{named}."
+        lines.append("- " + t(template, where=where, hit=len(hit), total=len(matched), named=named))
     for where, hit in _grouped(matched, releases, "unavailable"):
-        lines.append(f"- On torch {where}, {len(hit)} of {len(matched)} could not run (no torchvision for it).")
+        template = "On torch {where}, {hit} of {total} could not run (no torchvision for it)."
+        lines.append("- " + t(template, where=where, hit=len(hit), total=len(matched)))
     for _, ex, e in matched:
         errors = {r: (e.get("errors") or {}).get(r, "") for r in releases if e["results"].get(r) == "error"}
         for message in dict.fromkeys(errors.values()):
             where = _span(releases, [r for r, m in errors.items() if m == message])
-            lines.append(f"- The {_what(ex)} fails on torch {where}" + (f": {code(message)}" if message else "") + ".")
+            failing = t("The {what} fails on torch {where}", what=_what(ex), where=where)
+            lines.append(f"- {failing}" + (f": {code(message)}" if message else "") + ".")
     changes = behaviour_changes(matched, releases, found)
     if changes:
         lines += [
             "",
-            "**Behaviour changes** (a block's outcome changed between two releases that both have the API):",
+            t("**Behaviour changes** (a block's outcome changed between two releases that both have the API):"),
             "",
         ]
         lines += changes
@@ -225,12 +248,13 @@ def example_lines(page: Page, matched, releases: list[str], found: dict | None =
         if not differs:
             continue
         where = ", ".join(_label(r) for r in differs)
-        lines += ["", f'??? note "Example at line {ex.line}: output differs on torch {where}"', ""]
-        lines += [f"    [The example on this page](#{anchor(ex)})", ""]
-        lines += _fence(ex.expected("cpu"), "As this page shows", "    ")
+        title = t("Example at line {line}: output differs on torch {where}", line=ex.line, where=where)
+        lines += ["", f'??? note "{title}"', ""]
+        lines += [f"    [{t('The example on this page')}](#{anchor(ex)})", ""]
+        lines += _fence(ex.expected("cpu"), t("As this page shows"), "    ")
         for output_hash in dict.fromkeys(e["outputs"][r] for r in differs):
             on = ", ".join(_label(r) for r in differs if e["outputs"][r] == output_hash)
-            lines += [""] + _fence(e["texts"][output_hash], f"On torch {on}", "    ")
+            lines += [""] + _fence(e["texts"][output_hash], t("On torch {on}", on=on), "    ")
     return lines
 
 
@@ -261,37 +285,43 @@ def section(page: Page, data: dict | None = None) -> list[str]:
     if page.kind != "api" or not api:
         return []
     data = versions.load() if data is None else data
-    lines = ["", "## Version history", ""]
+    lines = ["", f"## {t('Version history')} {{#version-history}}", ""]
     found = (data or {}).get("apis", {}).get(api)
     if found is None:
-        return [*lines, "Not probed yet: `python -m handbook versions probe --again` measures it.", ""]
+        return [*lines, t("Not probed yet: `python -m handbook versions probe --again` measures it."), ""]
     releases = [r["release"] for r in data["releases"]]
     examples = data["pages"].get(page.rel, {}).get("examples", [])
     matched = _matching(page, examples)
     lines += [
-        f"Measured by running this page against each torch release from {releases[0]} to {releases[-1]} "
-        f"({len(releases)} releases probed).",
+        t(
+            "Measured by running this page against each torch release from {first} to {last} ({n} releases probed).",
+            first=releases[0],
+            last=releases[-1],
+            n=len(releases),
+        ),
         "",
         *strip(releases, found, [e for _, _, e in matched]),
         "",
-        f"- **Added**: {added_text(found, releases)}",
+        f"- {t('**Added**')}: {added_text(found, releases)}",
     ]
     if "removed" in found:
-        lines.append(f"- **Removed**: {found['removed']}")
+        lines.append(f"- {t('**Removed**')}: {found['removed']}")
     params = parameter_lines(found)
     if params:
-        lines.append("- **Parameters**: " + "; ".join(params))
+        lines.append(f"- {t('**Parameters**')}: " + "; ".join(params))
     deprecated = found.get("deprecated")
     if deprecated:
         message = html.escape(" ".join(deprecated["message"].split()), quote=False)
         if "until" in deprecated:  # the warning stopped: the deprecation was carried out, or withdrawn
-            lines.append(
-                f"- **Deprecation warning** on {deprecated['since']} until the release before {deprecated['until']} "
-                f"(not emitted from {deprecated['until']} on; see the behaviour changes): {deprecated['category']} "
-                f"“{message}”"
+            when = t(
+                "on {since} until the release before {until} (not emitted from {until} on; see the behaviour changes)",
+                since=deprecated["since"],
+                until=deprecated["until"],
             )
+            lines.append(f"- {t('**Deprecation warning**')} {when}: {deprecated['category']} “{message}”")
         else:
-            lines.append(f"- **Deprecated** since {deprecated['since']}: {deprecated['category']} “{message}”")
+            when = t("since {since}", since=deprecated["since"])
+            lines.append(f"- {t('**Deprecated**')} {when}: {deprecated['category']} “{message}”")
     lines += example_lines(page, matched, releases, found)
     return [*lines, ""]
 

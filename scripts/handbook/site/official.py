@@ -11,9 +11,22 @@ from __future__ import annotations
 import inspect
 import re
 
+from handbook.i18n.strings import t
 from handbook.lint.signatures import resolve, signature_text
+from handbook.verify.record import environment
 
-UPSTREAM = "https://docs.pytorch.org/docs/stable/generated/{api}.html"
+# The reference of the pinned releases, not /stable/: the page describes that release, and stable moves on.
+UPSTREAM = "https://docs.pytorch.org/docs/{release}/generated/{api}.html"
+UPSTREAM_VISION = "https://docs.pytorch.org/vision/{release}/generated/{api}.html"
+
+
+def upstream(api: str) -> str:
+    """The official reference of this API, for the installed (pinned) torch or torchvision release."""
+    vision = api.startswith("torchvision.")
+    version = environment()["torchvision" if vision else "torch"]
+    release = ".".join(version.split("+")[0].split(".")[:2])
+    return (UPSTREAM_VISION if vision else UPSTREAM).format(release=release, api=api)
+
 
 _ROLE = re.compile(r":(?:py:)?(?:attr|func|class|meth|mod|obj|data|exc|ref|doc|const|any|term):`~?([^`]+)`")
 _MATH_ROLE = re.compile(r":math:`([^`]+)`")
@@ -176,13 +189,13 @@ def official_markdown(api: str) -> list[str]:
     lines = []
     sig = signature_text(api)
     if sig:
-        lines += ['```python title="Signature (from the installed torch)"', *sig.split("\n"), "```", ""]
+        lines += [f'```python title="{t("Signature (from the installed torch)")}"', *sig.split("\n"), "```", ""]
     doc = inspect.getdoc(obj) or ""
     body = rst_to_markdown(doc)
     if sig:  # the docstring's own signature lines are shown above
         body = "\n".join(x for x in body.split("\n") if x.strip() not in sig.split("\n"))
     if body.strip():
-        lines += ['??? quote "Official docstring (from the installed torch, examples left out)"', ""]
+        lines += [f'??? quote "{t("Official docstring (from the installed torch, examples left out)")}"', ""]
         lines += [f"    {x}" if x else "" for x in body.strip().split("\n")] + [""]
-    lines += [f"Upstream reference: [{api}]({UPSTREAM.format(api=api)})", ""]
+    lines += [f"{t('Upstream reference:')} [{api}]({upstream(api)})", ""]
     return lines
