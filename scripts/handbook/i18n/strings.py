@@ -136,6 +136,7 @@ ZH: dict[str, str] = {
     ),
     "since {since}": "自 {since} 起",
     "Run it yourself:": "自己运行：",
+    "Page source:": "页面源文件：",
     # the banner on every page
     "{examples} examples and {checks} claim checks run on CPU": "在 CPU 上运行了 {examples} 个示例和 {checks} 个论断检查",
     ", {examples} examples and {checks} checks on CUDA": "，在 CUDA 上运行了 {examples} 个示例和 {checks} 个检查",

@@ -354,7 +354,6 @@ def related_resolve(page: Page):
                 yield page.front_lines.get("related", 1), "HB070", f"related API {name!r}: {_resolves(name)}"
 
 
-@check
 def expected_path(api: str) -> str:
     """docs/-relative path of an API's page: its dotted name, lowercased. Where two APIs differ only in case
     (torch.Tensor, the class, and torch.tensor, the function), the capitalized one gets `-class` (or
@@ -367,6 +366,7 @@ def expected_path(api: str) -> str:
     return want + ".md"
 
 
+@check
 def page_path(page: Page):
     api = _api(page)
     if api:

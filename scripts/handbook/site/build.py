@@ -48,12 +48,12 @@ class Rendered:
 
     markdown: str
     search: dict
-    files: dict[str, str] = field(default_factory=dict)  # name -> text, written beside the page (its downloads)
     tags: list[str] | None = None  # the front matter's, even empty (the search index then has `tags: []`)
     aliases: list[str] = field(default_factory=list)
     api: str | None = None
     index_tags: list[str] = field(default_factory=list)  # indexed as tags, not shown as them
     generated: bool = False
+    files: dict[str, str] = field(default_factory=dict)  # name -> text, written beside the page (its downloads)
 
     def text(self) -> str:
         front = {"search": self.search}
@@ -113,16 +113,17 @@ class Renderer:
         text = sharp_bits.fill(text, self.pages, str(Path(rel).parent), self.docs)
         named = [(r, by_page[rel]) for r, by_page in self.notes if rel in by_page]
         out = render.render(text, source, self.record, self.maps)
-        files = {}
+        # the page's source beside it, for a reader who wants to propose an edit (the site has no repository link)
+        files = {f"{source.name}.txt": source.read_text(encoding="utf-8")}
         runnable = parse_page(source, text) if parsed.examples else None
         if runnable is not None:  # the page's examples to take away: a script and a notebook
             stem, name = source.stem, site_nav.title(parsed)
             address = f"{SITE_URL}{'' if self.language == 'en' else self.language + '/'}{page_url(rel)}"
-            files = {
-                f"{stem}.py": downloads.script(runnable, name, address),
-                f"{stem}.ipynb": downloads.notebook(runnable, name, address),
-            }
+            files[f"{stem}.py"] = downloads.script(runnable, name, address)
+            files[f"{stem}.ipynb"] = downloads.notebook(runnable, name, address)
             out = render.add_downloads(out, stem, downloads.blocks_json(runnable))
+        else:
+            out = render.add_downloads(out, source.stem, None)
         for report, entries in reversed(named):
             out = changes.insert_note(out, changes.note(report, rel, entries))
         if rel == "index.md":  # the home page's module map, verification numbers and tags

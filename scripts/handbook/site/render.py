@@ -294,13 +294,20 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
     return "\n".join(lines)
 
 
-def add_downloads(markdown: str, stem: str, blocks: str) -> str:
-    """Links to the page's examples as a script and a notebook, under the badges; the blocks' code for the
-    "copy with setup" buttons (copy-setup.js), at the end."""
-    links = f'<p class="hb-downloads" markdown="span">{t("Run it yourself:")} [{stem}.py]({stem}.py) · [{stem}.ipynb]({stem}.ipynb)</p>'
+def add_downloads(markdown: str, stem: str, blocks: str | None) -> str:
+    """Links to the page's examples as a script and a notebook and to the page's source (to edit it), under the
+    badges; the blocks' code for the "copy with setup" buttons (copy-setup.js), at the end."""
+    source = f"{t('Page source:')} [{stem}.md]({stem}.md.txt)"
+    if blocks is None:
+        links = f'<p class="hb-downloads" markdown="span">{source}</p>'
+    else:
+        run = f"{t('Run it yourself:')} [{stem}.py]({stem}.py) · [{stem}.ipynb]({stem}.ipynb)"
+        links = f'<p class="hb-downloads" markdown="span">{run} · {source}</p>'
     lines = markdown.split("\n")
     at = next((i + 1 for i, line in enumerate(lines) if line.startswith('<p class="hb-badges">')), None)
     if at is None:
         at = next((i + 1 for i, line in enumerate(lines) if line.startswith("# ")), 0)
     lines[at:at] = [links]
+    if blocks is None:
+        return "\n".join(lines)
     return "\n".join(lines) + f'\n\n<script type="application/json" class="hb-blocks">{blocks}</script>\n'
