@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: site site-zensical render test serve lint verify update portability bench sitebench check format clean
+.PHONY: site site-zensical render test browser serve lint verify update portability bench sitebench check format clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -62,7 +62,10 @@ site-zensical: lint verify render
 serve: render
 	$(VENV)/bin/mkdocs serve -f build/mkdocs.yml
 
-test: $(STAMP)
+browser:
+	bash scripts/setup/browser.sh
+
+test: $(STAMP) browser
 	$(PY) -m pytest
 
 bench: $(STAMP)
