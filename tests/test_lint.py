@@ -162,6 +162,15 @@ def test_signature_overrides_hold_in_the_installed_torch():
     assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
     assert torch.cuda.OutOfMemoryError("message").args == ("message",)  # only the message, as for any exception
 
+    torch.relu(input=x)
+    torch.special.expit(input=x, out=torch.empty(3))
+    assert torch.finfo(type=torch.float16).bits == 16 and torch.iinfo(type=torch.int8).max == 127
+    for cls in (torch.Tensor, torch.FloatTensor, torch.LongTensor):
+        assert cls(data=[1]).shape == (1,) and cls(size=(2,)).shape == (2,) and cls([1], device="cpu").shape == (1,)
+        assert cls(other=cls([3])).tolist() == [3] and cls(storage=cls([4]).untyped_storage()).tolist() == [4]
+        with pytest.raises(TypeError):
+            cls(bogus=1)
+
 
 def test_category_vocabulary_rejects_bad_files(tmp_path):
     from handbook.lint import categories
