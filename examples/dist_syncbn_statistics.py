@@ -23,6 +23,8 @@ def free_port():
 
 
 def worker(rank, port, report):
+    # A forked child must not use the parent's OpenMP thread pool (it can hang): compute on one thread.
+    torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD_SIZE)
     # 4 samples of one channel per rank; the ranks' data differ (rank 1's values are 10 larger).
     x = torch.tensor([[1.0], [2.0], [3.0], [4.0]]) + 10 * rank
