@@ -1,8 +1,9 @@
 """What SyncBatchNorm synchronizes, on 2 CPU processes (gloo): batch statistics over all ranks' samples.
 
-Run it with `python examples/dist_syncbn_statistics.py`. nn.SyncBatchNorm itself trains on GPUs only; this script
-computes the same statistics by hand with all_reduce (sum, sum of squares and count over all ranks), and
-compares them with what a plain BatchNorm on each rank uses: the statistics of its own small batch.
+Run it with `python examples/dist_syncbn_statistics.py`. nn.SyncBatchNorm itself trains on GPUs only (it
+all-gathers each rank's mean, inverse std and count and combines them); this script computes the same global
+statistics by hand with all_reduce (sum, sum of squares and count over all ranks), and compares them with what a
+plain BatchNorm on each rank uses: the statistics of its own small batch.
 """
 import socket
 
@@ -22,6 +23,8 @@ def free_port():
 
 
 def worker(rank, port, report):
+    # A forked child must not use the parent's OpenMP thread pool (it can hang): compute on one thread.
+    torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD_SIZE)
     # 4 samples of one channel per rank; the ranks' data differ (rank 1's values are 10 larger).
     x = torch.tensor([[1.0], [2.0], [3.0], [4.0]]) + 10 * rank
@@ -30,7 +33,7 @@ def worker(rank, port, report):
     local_bn(x)
     lines = [f"plain BatchNorm: mean {local_bn.running_mean.item():.2f}, var {local_bn.running_var.item():.2f}"]
 
-    # SyncBatchNorm's forward: all-reduce per-channel sum, sum of squares and count, then normalize with them.
+    # The global statistics SyncBatchNorm normalizes with, from per-channel sums, sums of squares and counts.
     stats = torch.stack([x.sum(0), (x * x).sum(0), torch.tensor([float(x.shape[0])])])
     dist.all_reduce(stats)
     total, total_sq, count = stats[0], stats[1], stats[2]
