@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from handbook import ROOT
-from handbook.releases import envs, history, versions
+from handbook.releases import envs, history, probe, versions
 from handbook.verify.document import parse_page
 
 SHARDS = Path(__file__).parent / "fixtures" / "versions"
@@ -260,3 +260,35 @@ def test_find_links_of_the_machine_are_not_used_for_release_envs():
     torchvision fails to import beside it."""
     env = envs.pip_environment()
     assert env["PIP_FIND_LINKS"] == str(envs.EMPTY_FIND_LINKS) and not any(envs.EMPTY_FIND_LINKS.iterdir())
+
+
+def test_a_warning_is_attributed_to_the_api_that_emits_it_not_every_name_it_mentions():
+    message = (
+        "You are using `torch.load` with `weights_only=False`. Arbitrary objects will no longer be allowed to be "
+        "loaded unless they are explicitly allowlisted by the user via `torch.serialization.add_safe_globals`."
+    )
+    emitted = {"category": "FutureWarning", "message": message, "origin": "torch/serialization.py:load"}
+    assert versions._relevant(emitted, "torch.load", set())
+    assert not versions._relevant(emitted, "torch.serialization.add_safe_globals", set())
+    unknown = {"category": "FutureWarning", "message": message}  # a shard from before origins were recorded
+    assert versions._relevant(unknown, "torch.serialization.add_safe_globals", set())
+
+
+def test_the_runner_records_which_function_emitted_a_warning(tmp_path):
+    from handbook.verify.runner import verify
+
+    page = tmp_path / "w.md"
+    page.write_text(
+        "---\nkind: guide\n---\n\n# w\n\n```python warns=FutureWarning\nimport warnings\n\ndef old_api():\n"
+        '    warnings.warn("old_api is deprecated", FutureWarning)\n\ndef caller():\n    old_api()\n\ncaller()\n```\n\n'
+        "```output\nFutureWarning: old_api is deprecated\n```\n"
+    )
+    (outcome,) = verify([str(page)], devices=("cpu",), use_cache=False, record_path=None).outcomes
+    assert outcome.status == "passed"
+    assert outcome.warnings == [
+        {"category": "FutureWarning", "message": "old_api is deprecated", "origin": f"{page}:old_api"}
+    ]
+    found = probe.classify(outcome)
+    assert found["warnings"] == [
+        {"category": "FutureWarning", "message": "old_api is deprecated", "origin": f"{page}:old_api"}
+    ]

@@ -25,7 +25,7 @@ from handbook.verify.document import Page
 I18N = ROOT / "i18n"
 LANGUAGES = ("zh",)
 _MARKER = re.compile(r"^(\s*)((?:[-*+]|\d+[.)])\s+)?")
-_HEADING = re.compile(r"^(\s*#{1,6})\s+")
+_HEADING = re.compile(r"^(\s*#{1,6})(?:\s+|$)")
 # An api page's section titles: translated by the render step (i18n/strings.py), never per page.
 FIXED_HEADINGS = ("Official definition", "Parameters", "Examples", "Common pitfalls", "Performance tips")
 SIMILAR = 0.6  # a changed paragraph is matched to its old translation above this difflib ratio (msgmerge's idea)
@@ -53,6 +53,11 @@ def units(page: Page) -> list[Unit]:
         first = chunk[0]
         if block.kind == "heading":
             m = _HEADING.match(first)
+            if m is None:  # a setext heading: its text lines, then an underline of --- or === that stays as it is
+                text = "\n".join(x.strip() for x in chunk[:-1]).strip()
+                if text and text not in FIXED_HEADINGS:
+                    out.append(Unit(block.kind, block.line, block.end_line - 1, "", "", text))
+                continue
             title = first[m.end() :].strip()
             if title in FIXED_HEADINGS or (page.kind == "api" and m.group(1).strip() == "#"):
                 continue  # an api page's section titles come from the render step; its H1 is the API's name

@@ -354,25 +354,33 @@ def related_resolve(page: Page):
                 yield page.front_lines.get("related", 1), "HB070", f"related API {name!r}: {_resolves(name)}"
 
 
-def expected_path(api: str) -> str:
-    """docs/-relative path of an API's page: its dotted name, lowercased. Where two APIs differ only in case
-    (torch.Tensor, the class, and torch.tensor, the function), the capitalized one gets `-class` (or
-    `-attribute`)."""
+def expected_paths(api: str) -> tuple[str, ...]:
+    """docs/-relative paths an API's page may have: its dotted name, lowercased. Where another API differs only
+    in case (torch.Tensor, the class, and torch.tensor, the function), the capitalized one may instead take
+    `-class` (or `-attribute`), so that both can have a page; a module of that name (torch.optim.adam beside
+    torch.optim.Adam) has no page and clashes with nothing."""
     want = api.lower().replace(".", "/")
     parent, _, last = api.rpartition(".")
     twin = f"{parent}.{last.lower()}"
-    if last != last.lower() and twin != api and not _resolves(twin) and resolve(twin) is not resolve(api):
-        want += "-class" if inspect.isclass(resolve(api)) else "-attribute"  # torch.Tensor.T beside Tensor.t
-    return want + ".md"
+    if (
+        last != last.lower()
+        and twin != api
+        and not _resolves(twin)
+        and not inspect.ismodule(resolve(twin))
+        and resolve(twin) is not resolve(api)
+    ):
+        suffix = "-class" if inspect.isclass(resolve(api)) else "-attribute"  # torch.Tensor.T beside Tensor.t
+        return want + ".md", want + suffix + ".md"
+    return (want + ".md",)
 
 
 @check
 def page_path(page: Page):
     api = _api(page)
     if api:
-        want = expected_path(api)
-        if not page.path.as_posix().endswith("/" + want):
-            yield 1, "HB071", f"page for {api} must live at docs/{want}"
+        wants = expected_paths(api)
+        if not any(page.path.as_posix().endswith("/" + want) for want in wants):
+            yield 1, "HB071", f"page for {api} must live at " + " or ".join(f"docs/{w}" for w in wants)
 
 
 @check
