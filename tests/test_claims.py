@@ -171,3 +171,35 @@ def test_the_banner_counts_what_ran_and_what_did_not(tmp_path):
     text = coverage.banner(totals)
     assert text == "1 examples and 1 claim checks run on CPU; 2 CUDA-only blocks not yet run (no GPU run is recorded)"
     assert "every" not in text.lower()
+
+
+def test_a_check_that_holds_only_from_some_release_says_since_when(tmp_path):
+    from handbook.releases import history
+
+    page_path = tmp_path / "p.md"
+    page_path.write_text("---\nkind: guide\n---\n\n# p\n\nA claim.\n\n```check\nassert True\n```\n")
+    page = parse_page(page_path)
+    releases = ["2.5.1", "2.6.0", "2.7.1"]
+    results = {"2.5.1": "error", "2.6.0": "same", "2.7.1": "same"}
+    data = {
+        "releases": [{"release": r} for r in releases],
+        "pages": {page.rel: {"examples": [{"code": page.examples[0].code_hash, "results": results}]}},
+    }
+    assert history.holds_since(page, 0, data) == "2.6"
+    assert history.holds_since(page, 0, {**data, "pages": {}}) is None  # no data: nothing said
+    results["2.5.1"] = "same"  # holds everywhere: nothing to say
+    assert history.holds_since(page, 0, data) is None
+    states = {"cpu": ("verified", {"torch": "2.15.0+cpu"}), "cuda": ("unverified", None)}
+    lines = render._check_lines(page.examples[0], states, "2.6")
+    assert lines[0] == '??? success hb-check "Checked on torch 2.15.0 (CPU) · holds since torch 2.6 · show how"'
+
+
+def test_the_tldr_says_which_release_added_the_api(tmp_path):
+    from handbook.releases import history
+
+    page_path = tmp_path / "sdpa.md"
+    page_path.write_text("---\nkind: api\napi: torch.nn.functional.scaled_dot_product_attention\n---\n\n# x\n")
+    page = parse_page(page_path)
+    assert history.added_label(page) == "Added in torch 2.0"  # from the committed version data
+    assert history.added_label(page, {"apis": {}}) is None
+    assert '<span class="hb-added">Added in torch 2.0</span></p>' in render.tldr("s", "Added in torch 2.0")

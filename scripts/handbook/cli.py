@@ -63,6 +63,19 @@ def main(argv: list[str] | None = None) -> int:
     cl = sub.add_parser("claims", help="claim findings (HB100-HB105) of every page, audited or not, and the audit")
     cl.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
 
+    us = sub.add_parser("usage", help="rank torch APIs by the files of a body of code that use them; page coverage")
+    us.add_argument("paths", nargs="+", help="folders or files of Python code and notebooks")
+    us.add_argument("--write", action="store_true", help="store the ranking in usage/ranking.json")
+    us.add_argument("--top", type=int, default=40, help="rows to print")
+
+    tr = sub.add_parser(
+        "i18n", help="translations: update the PO files from the English pages, or list what is not current"
+    )
+    tr.add_argument("action", choices=["update", "status"])
+    tr.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
+    tr.add_argument("--language", default="zh")
+    tr.add_argument("--untranslated", action="store_true", help="status: list untranslated paragraphs too")
+
     sub.add_parser("codes", help="list the lint codes")
 
     b = sub.add_parser("bench", help="measure per-page isolation overhead against a fresh process per page")
@@ -151,6 +164,16 @@ def main(argv: list[str] | None = None) -> int:
         from handbook.lint.claims import main as claims_main
 
         return claims_main(args.paths or None)
+    if args.command == "usage":
+        from handbook.usage.rank import main as usage_main
+
+        return usage_main(args.paths, write=args.write, top=args.top)
+    if args.command == "i18n":
+        from handbook.i18n import cli as i18n_cli
+
+        if args.action == "update":
+            return i18n_cli.update(args.paths or None, args.language)
+        return i18n_cli.status(args.paths or None, args.language, args.untranslated)
     if args.command == "codes":
         from handbook.lint.rules import CODES
 

@@ -6,6 +6,7 @@ has a failing fixture page for every one of them.
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import sys
@@ -17,11 +18,13 @@ from pathlib import Path
 import jsonschema
 
 from handbook import DOCS, EXAMPLES, ROOT
+from handbook.i18n import catalog, glossary
 from handbook.lint import audit, claims
 from handbook.lint import categories as category_vocabulary
 from handbook.lint import maps as maps_module
 from handbook.lint import tags as vocabulary
 from handbook.lint.signatures import parameters_of, resolve
+from handbook.verify import record as records
 from handbook.verify.document import Page, parse_page, relpath
 
 SCHEMA = Path(__file__).with_name("frontmatter.schema.json")
@@ -54,6 +57,7 @@ CODES = {
     "HB063": "fence line holds a backtick, so Markdown does not treat it as a fence",
     "HB064": "a machine-dependent example (machine=) has an output block on the page",
     "HB065": "code fence is never closed, so it runs to the end of the page",
+    "HB066": "a CUDA-only block has an output block, but no CUDA run of the page is recorded",
     "HB070": "related API does not resolve in the installed torch",
     "HB071": "api page is not at the path its API name gives",
     "HB080": "script in examples/ is not included by any page",
@@ -63,6 +67,8 @@ CODES = {
     "HB093": "page shows a migration map that does not exist",
     "HB094": "migration map is not shown by any page",
     **claims.CODES,
+    "HB120": "a paragraph's Chinese translation is out of date: its English source changed since it was translated",
+    "HB121": "a Chinese translation renders a glossary term (i18n/glossary.yml) another way than the glossary",
 }
 
 
@@ -280,6 +286,45 @@ def examples_present(page: Page):
 
 
 @check
+def cuda_outputs_come_from_cuda_runs(page: Page):
+    """Only a real CUDA run writes a CUDA-only block's output (verify --update on a GPU); before one is recorded for
+    the page, such a block carries none and the page labels it "not run"."""
+    cuda_only = [e for e in page.examples if e.options.devices == ("cuda",) and (e.output or e.cuda_output)]
+    if cuda_only and not _record().get("pages", {}).get(page.rel, {}).get("cuda"):
+        for ex in cuda_only:
+            yield (
+                ex.line,
+                "HB066",
+                f"{ex.name} runs on CUDA only and no CUDA run of this page is recorded: remove its output",
+            )
+
+
+@lru_cache(maxsize=1)
+def _record() -> dict:
+    return records.load()
+
+
+@check
+def translations_current(page: Page):
+    """A translation made from English that has changed since: the page shows the English with a note until the
+    paragraph is translated again (python -m handbook i18n status lists them all)."""
+    for language in catalog.LANGUAGES:
+        for unit in catalog.status(page, language).outdated or []:
+            yield unit.line, "HB120", f"the {language} translation of this {unit.kind} is out of date (i18n/{language})"
+        po = catalog.load(page, language)
+        for entry in po or []:
+            if entry.obsolete or not entry.msgstr or "fuzzy" in entry.flags:
+                continue
+            for term, wanted, variant in glossary.misused(entry.msgid, entry.msgstr):
+                line = int(entry.occurrences[0][1]) if entry.occurrences else 1
+                yield (
+                    line,
+                    "HB121",
+                    f"'{term}' is {wanted} in this handbook, not {variant} ({catalog.po_path(page, language).name})",
+                )
+
+
+@check
 def unbacked_claims(page: Page):
     """Prose a reader could test that no executed block backs (lint/claims.py)."""
     # Pages of docs/ are held to these codes once the claims audit has read them (audit/*.yml); until then
@@ -309,13 +354,33 @@ def related_resolve(page: Page):
                 yield page.front_lines.get("related", 1), "HB070", f"related API {name!r}: {_resolves(name)}"
 
 
+def expected_paths(api: str) -> tuple[str, ...]:
+    """docs/-relative paths an API's page may have: its dotted name, lowercased. Where another API differs only
+    in case (torch.Tensor, the class, and torch.tensor, the function), the capitalized one may instead take
+    `-class` (or `-attribute`), so that both can have a page; a module of that name (torch.optim.adam beside
+    torch.optim.Adam) has no page and clashes with nothing."""
+    want = api.lower().replace(".", "/")
+    parent, _, last = api.rpartition(".")
+    twin = f"{parent}.{last.lower()}"
+    if (
+        last != last.lower()
+        and twin != api
+        and not _resolves(twin)
+        and not inspect.ismodule(resolve(twin))
+        and resolve(twin) is not resolve(api)
+    ):
+        suffix = "-class" if inspect.isclass(resolve(api)) else "-attribute"  # torch.Tensor.T beside Tensor.t
+        return want + ".md", want + suffix + ".md"
+    return (want + ".md",)
+
+
 @check
 def page_path(page: Page):
     api = _api(page)
     if api:
-        want = api.lower().replace(".", "/") + ".md"
-        if not page.path.as_posix().endswith("/" + want):
-            yield 1, "HB071", f"page for {api} must live at docs/{want}"
+        wants = expected_paths(api)
+        if not any(page.path.as_posix().endswith("/" + want) for want in wants):
+            yield 1, "HB071", f"page for {api} must live at " + " or ".join(f"docs/{w}" for w in wants)
 
 
 @check

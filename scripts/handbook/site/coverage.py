@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from handbook.i18n.strings import t
 from handbook.verify import record as records
 from handbook.verify.document import Example, Page
 
@@ -100,15 +101,23 @@ def totals(pages: list[Page], record: dict) -> Totals:
     return t
 
 
-def banner(t: Totals) -> str:
-    """The site-wide line: what ran, and what did not."""
-    cpu, cuda = t.run["cpu"], t.run["cuda"]
-    text = f"{cpu['example']:,} examples and {cpu['check']:,} claim checks run on CPU"
+def banner(t_: Totals) -> str:
+    """The site-wide line: what ran, and what did not (in the language being rendered)."""
+    cpu, cuda = t_.run["cpu"], t_.run["cuda"]
+    text = t(
+        "{examples} examples and {checks} claim checks run on CPU",
+        examples=f"{cpu['example']:,}",
+        checks=f"{cpu['check']:,}",
+    )
     if cuda["example"] or cuda["check"]:
-        text += f", {cuda['example']:,} examples and {cuda['check']:,} checks on CUDA"
-    if t.cuda_only_not_run:
-        text += f"; {t.cuda_only_not_run:,} CUDA-only blocks not yet run (no GPU run is recorded)"
-    skipped = sum(n for reason, n in t.not_run.items() if reason != NEEDS_CUDA)
+        text += t(
+            ", {examples} examples and {checks} checks on CUDA",
+            examples=f"{cuda['example']:,}",
+            checks=f"{cuda['check']:,}",
+        )
+    if t_.cuda_only_not_run:
+        text += t("; {n} CUDA-only blocks not yet run (no GPU run is recorded)", n=f"{t_.cuda_only_not_run:,}")
+    skipped = sum(n for reason, n in t_.not_run.items() if reason != NEEDS_CUDA)
     if skipped:
-        text += f"; {skipped:,} not run for other reasons, each labelled on its page"
+        text += t("; {n} not run for other reasons, each labelled on its page", n=f"{skipped:,}")
     return text

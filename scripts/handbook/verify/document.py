@@ -117,6 +117,16 @@ class Prose:
 
 
 @dataclass
+class TextBlock:
+    """A block of prose as the source has it, for translation: a heading, a paragraph (in a list item or not) or a
+    table row, with its lines (1-based, inclusive)."""
+
+    kind: str  # "heading" | "paragraph" | "row"
+    line: int
+    end_line: int
+
+
+@dataclass
 class Problem:
     """A structural problem found while parsing; lint reports it under `code`."""
 
@@ -135,6 +145,7 @@ class Page:
     headings: list[Heading] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     prose: list[Prose] = field(default_factory=list)  # paragraphs and list items, in page order
+    text_blocks: list[TextBlock] = field(default_factory=list)  # headings, paragraphs, table rows: what translates
     examples: list[Example] = field(default_factory=list)  # examples and checks, in page order
     problems: list[Problem] = field(default_factory=list)
     newline: str = "\n"  # the file's line ending; `text` always holds "\n"
@@ -287,6 +298,9 @@ def _collect(page: Page, tokens, lines: list[str]) -> None:
     prose = ""  # the last paragraph's text: what a check placed after it proves
     items: list[Prose] = []  # list items still open
     for i, tok in enumerate(tokens):
+        if tok.type in ("heading_open", "paragraph_open", "tr_open") and tok.map:
+            kind = {"heading_open": "heading", "paragraph_open": "paragraph", "tr_open": "row"}[tok.type]
+            page.text_blocks.append(TextBlock(kind, tok.map[0] + 1, tok.map[1]))
         if tok.type == "list_item_open":
             items.append(Prose(tok.map[0] + 1, tok.map[1], "", "item", len(items) + 1))
             page.prose.append(items[-1])

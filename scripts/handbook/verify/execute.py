@@ -230,8 +230,10 @@ def run_example(example, namespace: dict, capture: Capture) -> dict:
     error = None
     raised_line = None
     started = time.perf_counter()
+    origins: dict[int, str] = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        _record_origins(caught, origins, example.filename)
         try:
             # Tracebacks and torch's own error messages quote source lines: give them the page's, wherever we run.
             linecache.cache[example.filename] = (len(source), None, _file_lines(example, source), example.filename)
@@ -272,7 +274,22 @@ def run_example(example, namespace: dict, capture: Capture) -> dict:
     if raised_line is not None and not example.is_check:
         output += raised_line + "\n"
     output = _stable(_ANSI.sub("", output))
-    return {"output": output, "error": error, "stderr": capture.read(capture.err)[-2000:], "seconds": elapsed}
+    emitted = [
+        {
+            "category": w.category.__name__,
+            "message": _BUILD_PATH.sub("", str(w.message)),
+            "origin": origins.get(id(w), ""),
+        }
+        for w in caught
+        if issubclass(w.category, STRICT_WARNINGS)
+    ]
+    return {
+        "output": output,
+        "error": error,
+        "stderr": capture.read(capture.err)[-2000:],
+        "seconds": elapsed,
+        "warnings": emitted[:20],
+    }
 
 
 def _relation_error(relation: str, namespace: dict, asserted: bool) -> str | None:
@@ -292,6 +309,22 @@ def _relation_error(relation: str, namespace: dict, asserted: bool) -> str | Non
         shown = "; ".join(f"{n} = {reprlib.repr(namespace[n])}" for n in names if n in namespace)
         return f"the measurement contradicts the page: relation {relation!r} is false ({shown})"
     return None
+
+
+def _record_origins(log: list, origins: dict[int, str], filename: str) -> None:
+    """Remember, for each warning, the function the example called that led to it: the first frame below the
+    example's own code (`load` in torch/serialization.py for torch.load's warning). The version probe attributes a
+    warning to the API that emits it, not to every name its text mentions."""
+    append = log.append
+
+    def keep(message) -> None:
+        append(message)
+        stack = [f for f in traceback.extract_stack()[:-1] if f.filename != warnings.__file__]
+        for i, frame in enumerate(stack):  # the innermost call from the example's code wins
+            if frame.filename == filename and i + 1 < len(stack):
+                origins[id(message)] = f"{stack[i + 1].filename}:{stack[i + 1].name}"
+
+    warnings._showwarnmsg_impl = keep  # what catch_warnings(record=True) installed: log.append, in CPython 3.11
 
 
 def _class_named(cls: type, name: str) -> bool:

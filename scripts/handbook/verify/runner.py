@@ -33,6 +33,7 @@ class Outcome:
     actual: str | None = None
     mismatch: bool = False  # failed only because the output differs: --update can fix it
     cached: bool = False
+    warnings: list = field(default_factory=list)  # {category, message, origin}: what the version probe keeps
 
 
 @dataclass
@@ -123,6 +124,14 @@ def evaluate(
 
 
 def _judge(ex: Example, device: str, result: dict) -> Outcome:
+    outcome = _verdict(ex, device, result)
+    emitted = result.get("warnings")
+    if isinstance(emitted, list):
+        outcome.warnings = [w for w in emitted if isinstance(w, dict)][:20]
+    return outcome
+
+
+def _verdict(ex: Example, device: str, result: dict) -> Outcome:
     actual = result["output"]
     if result["error"] and ex.is_check:
         detail = result["error"] + (f"\nthe claim: {ex.claim}" if ex.claim else "")
