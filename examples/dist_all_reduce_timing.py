@@ -20,15 +20,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def timed(fn, repeats=5):
-    """Median wall time of fn() in milliseconds; a barrier first so that both ranks start together."""
-    times = []
-    for _ in range(repeats):
-        dist.barrier()
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return sorted(times)[len(times) // 2]
+def timed(fns, rounds=5):
+    """Median wall time of each fn() in milliseconds, in interleaved rounds; a barrier before each call."""
+    times = [[] for _ in fns]
+    for _ in range(rounds):
+        for fn, t in zip(fns, times):
+            dist.barrier()  # both ranks start together
+            start = time.perf_counter()
+            fn()
+            t.append((time.perf_counter() - start) * 1e3)
+    return [sorted(t)[len(t) // 2] for t in times]
 
 
 def worker(rank, port, report):
@@ -44,7 +45,7 @@ def worker(rank, port, report):
         dist.all_reduce(packed)
 
     one_by_one(), all_at_once()  # warm-up: the first calls set up connections
-    result = (timed(one_by_one), timed(all_at_once))
+    result = timed([one_by_one, all_at_once])
     if rank == 0:
         report.put(result)
     dist.destroy_process_group()

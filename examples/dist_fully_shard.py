@@ -50,6 +50,15 @@ def worker(rank, port, report):
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD_SIZE)
     lines = []
 
+    # fully_shard keeps the rows each rank already has: it does not broadcast rank 0's weights.
+    torch.manual_seed(rank)                  # a mistake on purpose: another seed on each rank
+    odd = fully_shard(nn.Linear(4, 8))
+    full_odd = odd.weight.full_tensor()      # a collective: every rank calls it
+    torch.manual_seed(0)
+    rank0_init = nn.Linear(4, 8).weight
+    lines.append(f"seeded per rank: rows 0-3 are rank 0's {torch.equal(full_odd[:4], rank0_init[:4])}, "
+                 f"rows 4-7 are rank 0's {torch.equal(full_odd[4:], rank0_init[4:])}")
+
     model = make_model()
     for layer in model:
         if isinstance(layer, nn.Linear):

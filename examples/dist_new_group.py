@@ -4,6 +4,7 @@ Run it with `python examples/dist_new_group.py`. Four processes form two pairs, 
 all-reduces on its own, and the world group still reaches all four.
 """
 import socket
+import warnings
 
 import torch
 import torch.distributed as dist
@@ -31,8 +32,14 @@ def worker(rank, port, report):
     dist.all_reduce(t, group=my_pair)                  # 0+1 in the first pair, 2+3 in the second
     lines.append(f"sum in my pair: {t.item()}, rank in pair {dist.get_rank(my_pair)} of {dist.get_world_size(my_pair)}")
 
-    # A process not in a group gets -1 from get_rank(group) and must not use the group.
-    lines.append(f"get_rank(other pair) = {dist.get_rank(pairs[1 - rank // 2])}")
+    # A process not in a group gets -1 from get_rank(group); a collective on that group does nothing, with a warning.
+    other = pairs[1 - rank // 2]
+    lines.append(f"get_rank(other pair) = {dist.get_rank(other)}")
+    u = torch.ones(1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dist.all_reduce(u, group=other)
+    lines.append(f"all_reduce on the other pair: {u.item()} (unchanged), {caught[0].category.__name__}")
 
     # Collectives with group=... take global ranks for src/dst; group_src takes the rank inside the group.
     b = torch.tensor([float(rank * 10)])
