@@ -1,7 +1,8 @@
 """The performance checklist, measured on the CPU: one line per item, medians from torch.utils.benchmark.Timer.
 
 Sizes are tiny so that the whole script finishes in well under two minutes on a small, busy machine.
-GPU-only items (pinned-memory copies, float16 + GradScaler, cudnn.benchmark) are measured on the guide's CUDA pass.
+GPU-only items (pinned-memory copies, float16 + GradScaler, cudnn.benchmark) are measured on the guide's CUDA pass;
+bfloat16 autocast is measured in its own block of the guide, because its direction depends on the CPU.
 """
 import time
 
@@ -13,9 +14,14 @@ from torch.utils.data import DataLoader, Dataset
 cpu = torch.device("cpu")
 
 
-def median_ms(fn):
-    """Median time of one call of fn, in milliseconds."""
-    return Timer("fn()", globals={"fn": fn}).blocked_autorange(min_run_time=0.2).median * 1e3
+def medians(fns, unit=1e3):
+    """Median of five interleaved rounds of Timer.blocked_autorange per function (neither always runs first)."""
+    timers = {k: Timer("fn()", globals={"fn": fn}) for k, fn in fns.items()}
+    runs = {k: [] for k in fns}
+    for _ in range(5):
+        for k, t in timers.items():
+            runs[k].append(t.blocked_autorange(min_run_time=0.05).median * unit)
+    return {k: sorted(v)[len(v) // 2] for k, v in runs.items()}
 
 
 # 1. DataLoader workers: each sample "reads" for 20 ms; workers overlap those waits.
@@ -28,19 +34,25 @@ class SlowDataset(Dataset):
         return torch.full((3,), float(i))
 
 
-epoch_s = {}
-for workers in (0, 2):
-    loader = DataLoader(SlowDataset(), batch_size=4, num_workers=workers)
-    start = time.perf_counter()
-    for batch in loader:
-        pass
-    epoch_s[workers] = time.perf_counter() - start
-print(f"DataLoader: one epoch with num_workers=0 {epoch_s[0]:.2f} s, with num_workers=2 {epoch_s[2]:.2f} s")
+def epoch_of(loader):
+    def epoch():
+        for batch in loader:
+            pass
+    return epoch
 
-# pin_memory only speeds up copies to a GPU; without one there is nothing to measure.
+
+loaders = {
+    "0 workers": DataLoader(SlowDataset(), batch_size=4, num_workers=0),
+    "2 workers": DataLoader(SlowDataset(), batch_size=4, num_workers=2),
+    "2 persistent": DataLoader(SlowDataset(), batch_size=4, num_workers=2, persistent_workers=True),
+}
+epoch_s = medians({k: epoch_of(loader) for k, loader in loaders.items()}, unit=1)
+print("DataLoader, one epoch:", ", ".join(f"{k} {v:.2f} s" for k, v in epoch_s.items()))
+
+# pin_memory only matters for copies to a GPU; without one there is nothing to measure.
 print(f"pin_memory: GPU available: {torch.cuda.is_available()}; the CPU pass measures nothing for it")
 
-# 2. bfloat16 autocast on the CPU: pays off only with bfloat16 instructions (AVX-512 BF16, AMX).
+# 2. bfloat16 autocast on the CPU: the functions; the guide times them in a block of its own.
 mlp = nn.Sequential(nn.Linear(256, 512), nn.GELU(), nn.Linear(512, 256)).to(cpu)
 x = torch.randn(128, 256, device=cpu)
 
@@ -54,9 +66,6 @@ def autocast_bf16():
     with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
         return mlp(x)
 
-
-print(f"autocast bfloat16 (CPU capability {torch.backends.cpu.get_cpu_capability()}): "
-      f"float32 median {median_ms(fp32):.2f} ms, autocast median {median_ms(autocast_bf16):.2f} ms")
 
 # 3. channels_last: the same convolutions on NCHW and on NHWC (channels_last) tensors.
 convs = nn.Sequential(nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 32, 3, padding=1)).to(cpu)
@@ -78,8 +87,9 @@ def nhwc():
 
 
 same = torch.allclose(nchw(), nhwc(), rtol=1e-4, atol=1e-4)
-print(f"channels_last: same result {same}, NCHW median {median_ms(nchw):.2f} ms, "
-      f"NHWC median {median_ms(nhwc):.2f} ms")
+layout_ms = medians({"NCHW": nchw, "NHWC": nhwc})
+print(f"channels_last: same result {same}, NCHW median {layout_ms['NCHW']:.2f} ms, "
+      f"NHWC median {layout_ms['NHWC']:.2f} ms")
 
 # 4. torch.compile: the first call compiles; later calls are faster only if there is something to fuse.
 block = nn.Sequential(nn.Linear(128, 256), nn.GELU(), nn.Linear(256, 128), nn.LayerNorm(128)).to(cpu)
@@ -103,5 +113,6 @@ def compiled():
 
 
 same = torch.allclose(eager(), compiled(), atol=1e-5)
+compile_ms = medians({"eager": eager, "compiled": compiled})
 print(f"torch.compile: first call (compiles) {first_call_s:.1f} s, same result {same}, "
-      f"eager median {median_ms(eager):.3f} ms, compiled median {median_ms(compiled):.3f} ms")
+      f"eager median {compile_ms['eager']:.3f} ms, compiled median {compile_ms['compiled']:.3f} ms")

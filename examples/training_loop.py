@@ -52,7 +52,7 @@ def train_one_epoch(model, loader, loss_fn, optimizer, device):
 def validate(model, loader, loss_fn, device):
     model.eval()  # evaluation mode: BatchNorm uses its running statistics
     total_loss, correct, total = 0.0, 0, 0
-    with torch.no_grad():  # no graph, no gradients: less memory, faster
+    with torch.no_grad():  # no graph, no gradients: less memory
         for x, y in loader:
             x, y = x.to(device), y.to(device)
             logits = model(x)
