@@ -125,6 +125,9 @@ def test_glossary_flags_an_avoided_rendering():
     assert glossary.misused("Use a stride of 2.", "步长为 2。") == [("stride", "步幅", "步长")]
     assert glossary.misused("Use a stride of 2.", "步幅为 2。") == []
     assert glossary.misused("It concatenates them.", "把它们串联起来。")[0][2] == "串联"
+    # 维数 is avoided for "dimension", but 二维数据 ("2-D data") only contains it
+    assert glossary.misused("2-D data has two dimensions.", "二维数据有两个维度。") == []
+    assert glossary.misused("2-D data has two dimensions.", "二维数据的维数是 2。")[0][2] == "维数"
     assert all(e["zh"] not in e.get("avoid", []) for e in glossary.load())
 
 

@@ -24,6 +24,8 @@ def load() -> tuple[dict, ...]:
             raise GlossaryError(f"{GLOSSARY}: entry {i + 1} needs an `en` and a `zh` string")
         if not all(isinstance(a, str) for a in entry.get("avoid", [])):
             raise GlossaryError(f"{GLOSSARY}: entry {i + 1}: `avoid` is a list of strings")
+        if not all(isinstance(a, str) for a in entry.get("allow", [])):
+            raise GlossaryError(f"{GLOSSARY}: entry {i + 1}: `allow` is a list of strings")
     return tuple(data or [])
 
 
@@ -35,7 +37,10 @@ def misused(english: str, translation: str) -> list[tuple[str, str, str]]:
         # the term and its plural or verb forms: concatenate, concatenates, concatenated, concatenating
         stem = re.escape(entry["en"][:-1] if entry["en"].endswith("e") else entry["en"])
         if re.search(rf"(?<![\w-]){stem}(?:e|es|s|d|ed|ing)?(?![\w-])", english, re.I):
+            text = translation
+            for fine in entry.get("allow", []):  # longer words that merely contain an avoided one: 二维数据 holds 维数
+                text = text.replace(fine, "")
             for variant in entry.get("avoid", []):
-                if variant in translation:
+                if variant in text:
                     found.append((entry["en"], entry["zh"], variant))
     return found
