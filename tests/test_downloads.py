@@ -53,6 +53,7 @@ def test_the_script_runs_in_a_fresh_python_and_prints_the_verified_outputs(rel, 
 def test_the_notebook_runs_with_nbclient_and_keeps_the_verified_outputs(rel, tmp_path):
     page = parse_page(DOCS / rel)
     nb = nbformat.reads(downloads.notebook(page, rel, "https://example/"), as_version=4)
+    nbformat.validate(nb)
     shown = {c.source: "".join(o.get("text", "") for o in c.outputs) for c in nb.cells if c.cell_type == "code"}
     NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     for cell in nb.cells:

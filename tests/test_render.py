@@ -88,3 +88,34 @@ def test_adapter_refuses_a_configuration_the_render_step_did_not_write(tmp_path)
     (tmp_path / "docs").mkdir()
     with pytest.raises(PluginError, match=r"search-data.json not found.*python -m handbook render"):
         mkdocs_hooks.on_config(load_config(str(config)))
+
+
+def test_blocks_under_a_two_space_bullet_stay_in_the_list_as_python_markdown_reads_it():
+    """A check after a continuation paragraph of a "- " item used to render as literal text (the item's blocks
+    were at 2 spaces; Python-Markdown wants 4)."""
+    import markdown
+
+    from handbook.site.render import four_space_lists
+
+    page = [
+        "- `weight` (Tensor) — per-class weights.",
+        "",
+        "  With index targets the dtype must match.",
+        "",
+        "  ??? success \"Checked\"",
+        "",
+        "      ```python",
+        "      assert True",
+        "      ```",
+        "1. third form",
+        "   ```python",
+        "   x = 1",
+        "   ```",
+        "",
+        "After the list.",
+    ]
+    extensions = ["pymdownx.details", "pymdownx.superfences", "admonition"]
+    assert "```" in markdown.markdown("\n".join(page), extensions=extensions)  # the failure this prevents
+    html = markdown.markdown("\n".join(four_space_lists(page)), extensions=extensions)
+    assert "```" not in html and "<details" in html and html.count("<li>") == 2
+    assert html.rstrip().endswith("<p>After the list.</p>")

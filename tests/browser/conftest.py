@@ -36,15 +36,28 @@ def build(docs: Path, tmp: Path) -> Path:
     render_step.write(rendered, docs)
     if GENERATOR == "mkdocs":
         site = tmp / "site"
-        _run(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(rendered / "mkdocs.yml")]
-            + ["-d", str(site)]
-        )
+        for language, where in (("en", site), ("zh", site / "zh")):  # the Chinese edition in its folder
+            config = rendered / site_config.config_name("mkdocs", language)
+            _run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(config), "-d", str(where)])
         return site
-    site = site_config.site_dir("zensical", rendered)
-    _run([str(Path(sys.executable).with_name("zensical")), "build", "-f", str(rendered / "zensical.yml")])
-    _run([sys.executable, "-m", "handbook.site.zensical_adapter", str(site)])
-    return site
+    for language in ("en", "zh"):
+        _run(
+            [
+                str(Path(sys.executable).with_name("zensical")),
+                "build",
+                "-f",
+                str(rendered / site_config.config_name("zensical", language)),
+            ]
+        )
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "handbook.site.zensical_adapter",
+                str(site_config.site_dir("zensical", rendered, language)),
+            ]
+        )
+    return site_config.site_dir("zensical", rendered)
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,11 @@
 (function () {
   function setup() {
     var box = document.querySelector(".hb-filter");
-    var table = box && box.parentElement.querySelector("table");
+    // the table of pages is the first one after the filter (the theme wraps tables in divs; the summary's come before)
+    var table = null;
+    for (var el = box && box.nextElementSibling; el && !table; el = el.nextElementSibling) {
+      table = el.tagName === "TABLE" ? el : el.querySelector("table");
+    }
     if (!table) return;
     var rows = Array.prototype.slice.call(table.tBodies[0].rows);
     var filters = [["module", 1], ["CPU", 2], ["machine", 4]].map(function (f) {

@@ -112,7 +112,8 @@ class Renderer:
         api = front.get("api") if front.get("kind") == "api" and front.get("api") else None
         text = sharp_bits.fill(text, self.pages, str(Path(rel).parent), self.docs)
         named = [(r, by_page[rel]) for r, by_page in self.notes if rel in by_page]
-        out = render.render(text, source, self.record, self.maps)
+        english_lines = [ex.line for ex in parsed.examples] if self.language != "en" else None
+        out = render.render(text, source, self.record, self.maps, english_lines)
         # the page's source beside it, for a reader who wants to propose an edit (the site has no repository link)
         files = {f"{source.name}.txt": source.read_text(encoding="utf-8")}
         runnable = parse_page(source, text) if parsed.examples else None

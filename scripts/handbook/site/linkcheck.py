@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -42,7 +43,10 @@ def check(site: Path) -> list[str]:
             if parts.scheme or parts.netloc or link.startswith(("mailto:", "javascript:", "data:")):
                 continue
             path = unquote(parts.path)
-            base = site if path.startswith("/") else page.parent  # the 404 page links from the site root
+            if path.startswith("/"):  # the 404 pages link from the site root; a browser drops '..' above it
+                base, path = site, posixpath.normpath(path)
+            else:
+                base = page.parent
             target = (base / path.lstrip("/")).resolve() if path else page
             if target.is_dir():
                 target = target / "index.html"

@@ -7,6 +7,7 @@ render step (build.py) calls it for every page and writes the result into build/
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from handbook.verify.document import Example, Page, parse_page
 DEVICE_LABEL = {"cpu": "CPU", "cuda": "CUDA"}
 GPU_ONLY = "# this example needs a GPU"
 
+
+_EXAMPLE_LINK = re.compile(r"#example-(\d+)")
 
 def badge(device: str, state: str, entry: dict | None) -> str:
     label = DEVICE_LABEL[device]
@@ -193,6 +196,40 @@ def check_mark(ex: Example, states: dict[str, tuple[str, dict | None]], since: s
     return "success hb-check", t("Checked on torch {torch} ({where}) · show how", torch=version, where=where)
 
 
+_ITEM = re.compile(r"^(?:[-*+]|\d+[.)]) +(?=\S)")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def four_space_lists(lines: list[str]) -> list[str]:
+    """Python-Markdown reads the blocks of a list item at 4 spaces (a paragraph, details or tab at 2 ends the list;
+    a check after it becomes literal text). Pages indent items' content by their marker's width ("- " 2, "1. " 3):
+    the body of each top-level item is moved to 4, code inside it keeping its relative indentation."""
+    out: list[str] = []
+    width = 0  # content indent of the open top-level item, 0 when none
+    fence = None  # the fence marker of an open code block inside the item
+    for line in lines:
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if width and fence is None and stripped and indent < width:
+            width = 0  # a line left of the item's content ends it (a lazy continuation line stays as it is)
+        if not width and fence is None:
+            m = _ITEM.match(line)
+            if m and m.end() < 4:
+                width = m.end()
+                out.append(line)
+                continue
+        if width:
+            f = _FENCE.match(line)
+            if f and fence is None:
+                fence = f.group(1)
+            elif f and fence is not None and stripped.rstrip() == fence[0] * len(stripped.rstrip()) and len(stripped.rstrip()) >= len(fence):
+                fence = None
+            out.append(" " * (4 - width) + line if stripped else line)
+        else:
+            out.append(line)
+    return out
+
+
 def _check_lines(ex: Example, states, since: str | None = None) -> list[str]:
     """A check renders collapsed under the claim it proves: a small mark that expands to its code."""
     ind = ex.indent
@@ -237,16 +274,26 @@ def tldr(summary: str, added: str | None = None) -> str:
     return f'<p class="hb-tldr" markdown="span"><span class="hb-tldr-label">{label}</span> {text}{since}</p>'
 
 
-def render(text: str, path, record: dict, migration_maps: dict | None = None) -> str:
-    """Markdown for the site: front matter removed, badges and signature added, fences made plain."""
+def render(
+    text: str, path, record: dict, migration_maps: dict | None = None, source_lines: list[int] | None = None
+) -> str:
+    """Markdown for the site: front matter removed, badges and signature added, fences made plain.
+    source_lines: for a translated text, the English page's example lines in order; the blocks keep the English
+    anchors (#example-LINE), which other pages (What changed, Errors and warnings) link to."""
     page = parse_page(path, text)
+    same = source_lines is not None and len(source_lines) == len(page.examples)
+    english = {ex.line: line for ex, line in zip(page.examples, source_lines)} if same else {}
+
+    def to_english(line: str) -> str:
+        return _EXAMPLE_LINK.sub(lambda m: f"#example-{english.get(int(m.group(1)), m.group(1))}", line)
+
     lines = text.split("\n")
     edits: list[tuple[int, int, list[str]]] = []  # 0-based [start, end) → replacement
     edits += _device_setup(page.examples)
     states = coverage.states(page, record)
     for i, ex in enumerate(page.examples):
         # every block can be linked to (the version history names them by line); id= adds a stable name
-        ids = [history.anchor(ex)] + ([f"ex-{ex.options.id}"] if ex.options.id else [])
+        ids = [f"example-{english.get(ex.line, ex.line)}"] + ([f"ex-{ex.options.id}"] if ex.options.id else [])
         anchor = [ex.indent + "".join(f'<a id="{name}"></a>' for name in ids), ""]
         if ex.is_check:
             since = history.holds_since(page, i)
@@ -284,14 +331,14 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
         edits.append((official.line, official.line, ["", *official_markdown(api)]))
     for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[start:end] = new
-    lines = translated_headings(pitfalls_as_admonitions(lines)) + history.section(page)
+    lines = translated_headings(pitfalls_as_admonitions(lines)) + [to_english(x) for x in history.section(page)]
     if maps.markers(text):
         known = maps.load_all() if migration_maps is None else migration_maps
         lines = maps.expand("\n".join(lines), Path(path).resolve(), known).split("\n")
     if page.front is not None or (lines and lines[0].strip() == "---"):
         close = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
         lines = lines[close + 1 :]
-    return "\n".join(lines)
+    return "\n".join(four_space_lists(lines))
 
 
 def add_downloads(markdown: str, stem: str, blocks: str | None) -> str:
