@@ -238,7 +238,7 @@ const hbReference = function (query) {
   const text =
     `<p>The handbook has no page for <code>${name}</code>: its official reference, ` +
     `${vision ? "torchvision" : "torch"} ${release}.</p>`;
-  return [{ location: address, title: `${name} — official reference`, text, score: Infinity, terms: {}, tags: [] }];
+  return [{ location: address, title: `${name} — official reference`, text, score: 1e12, terms: {} }];
 };
 
 // What the index's pipeline makes of one word (its terms: none for a stop word), remembered: highlighting a broad
