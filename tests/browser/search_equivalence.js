@@ -91,6 +91,7 @@ let prepare = (query) => query;
     const row = {
       query,
       groups: ours.length,
+      theme_groups: theme.length,
       same_pages:
         JSON.stringify(locations(ours).map((g) => g[0].split("#")[0]).sort()) ===
         JSON.stringify(locations(theme).map((g) => g[0].split("#")[0]).sort()),

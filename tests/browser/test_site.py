@@ -217,7 +217,13 @@ def test_search_method_gives_the_themes_results_and_the_prebuilt_index_the_built
     result = json.loads(out.stdout)
     rows = result["rows"]
     assert len(rows) == len(QUERIES)
-    wrong = [r for r in rows if not (r["same_pages"] and r["first_30_identical"] and r["offline_identical"])]
+    # where the theme finds nothing (a Chinese sentence its segmentation leaves whole), the handbook's own cut finds
+    # the words (search_worker.js, hbSegment): only offline == online is compared there
+    wrong = [
+        r
+        for r in rows
+        if not ((r["same_pages"] and r["first_30_identical"]) or r["theme_groups"] == 0) or not r["offline_identical"]
+    ]
     assert wrong == [], wrong
     assert max(r["ours_bytes"] for r in rows) < max(r["theme_bytes"] for r in rows)
     # a one-letter query is the word itself, not the prefix of every word (which matches every page)
@@ -256,7 +262,8 @@ def test_offline_copy_browses_and_searches_from_file_without_network(offline_sit
     open_search(page, index)
     misses, hits = [], []
     for case in QUERIES:
-        results, _ = search(page, case["query"], keys=True)
+        # a pasted message arrives at once, as a paste does (typed key by key, 200 characters take over 30 s here)
+        results, _ = search(page, case["query"], keys=case.get("kind") != "error")
         miss = _miss(case, results[:3])
         if miss and not case.get("known_miss"):
             misses.append(miss)
