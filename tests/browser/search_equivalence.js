@@ -1,7 +1,7 @@
 // node search_equivalence.js SITE OFFLINE_SITE QUERIES_FILE
 // Runs the built site's patched search worker in Node and prints, as JSON, for every query: whether the
-// handbook's search method gives the theme's results (the same groups in the same order; the first 30 groups
-// identical, highlights included), and whether the offline copy's prebuilt index (no token positions) gives
+// handbook's search method gives the theme's results for the query it searches (the same pages, each of the first
+// 30 groups identical, highlights included; the order is the handbook's own), and whether the offline copy's prebuilt index (no token positions) gives
 // exactly what an index built from that copy's search_index.json gives, highlights included; and how a one-letter
 // query and queries that arrive together are answered.
 "use strict";
@@ -51,33 +51,51 @@ async function searcher(site, offline) {
   data.options = { suggest: false };
   await handler()({ data: { type: 0, data } });
   context.__search.loaded = loaded;
+  context.__search.hbPrepare = context.__hbPrepare;
   return context.__search;
 }
 
 const strip = (items) => JSON.parse(JSON.stringify(items, (k, v) => (k === "parent" ? undefined : v)));
 const local = (loc) => loc.replace(/\.html(?=#|$)/, "/").replace(/\/index\/(?=#|$)/, "/").replace(/^index\/$/, "");
 const locations = (items) => items.map((group) => group.map((doc) => local(doc.location)));
+const article = (group) => local(group[0].location).split("#")[0];
+let prepare = (query) => query;
 
 (async () => {
   const [site, offlineSite, queriesFile] = process.argv.slice(2);
   const online = await searcher(site, false);
+  prepare = online.hbPrepare;
   // the offline copy is a build of its own (file:// links): its prebuilt index against the index the browser
   // would build from that copy's own search_index.json
   const offline = offlineSite ? await searcher(offlineSite, true) : null;
   const offlineBuilt = offlineSite ? await searcher(offlineSite, false) : null;
   const out = [];
   for (const query of fs.readFileSync(queriesFile, "utf-8").split("\n").filter(Boolean)) {
+    // The handbook's method searches the query without its stop words and numbers (__hbPrepare), and ranks the
+    // listings below the pages and a page's names above its text (search_worker.js, hbRank): the theme, given the
+    // same prepared query, finds the same pages, each page's sections highlighted alike; only their order differs.
     let t = performance.now();
-    const theme = strip(online.themeSearch(query).items);
+    const theme = strip(online.themeSearch(prepare(query)).items);
     const themeMs = performance.now() - t;
     t = performance.now();
-    const ours = strip(online.search(query).items);
+    const ours = strip(online.search(query).items).filter((group) => !/^https?:/.test(group[0].location));
     const oursMs = performance.now() - t;
+    const byArticle = (items) => new Map(items.map((group) => [article(group), group]));
+    const themeGroups = byArticle(theme);
+    const sameGroup = (group) => {
+      const other = themeGroups.get(article(group));
+      if (other === undefined) return false;
+      const docs = (g) => JSON.stringify([...g].map(({ score, ...doc }) => doc).sort((a, b) => (a.location < b.location ? -1 : 1)));
+      return docs(group) === docs(other);
+    };
     const row = {
       query,
       groups: ours.length,
-      same_order: JSON.stringify(locations(ours)) === JSON.stringify(locations(theme)),
-      first_30_identical: JSON.stringify(ours.slice(0, 30)) === JSON.stringify(theme.slice(0, 30)),
+      theme_groups: theme.length,
+      same_pages:
+        JSON.stringify(locations(ours).map((g) => g[0].split("#")[0]).sort()) ===
+        JSON.stringify(locations(theme).map((g) => g[0].split("#")[0]).sort()),
+      first_30_identical: ours.slice(0, 30).every(sameGroup),
       theme_ms: +themeMs.toFixed(2),
       ours_ms: +oursMs.toFixed(2),
       theme_bytes: JSON.stringify(theme).length,
@@ -96,9 +114,9 @@ const locations = (items) => items.map((group) => group.map((doc) => local(doc.l
   // A one-letter query is searched as that word, not as the prefix of every word (search_worker.js): the theme
   // given the same word as a required exact term ("+c") finds the same pages in the same order.
   const letter = {
-    same_as_exact_word:
-      JSON.stringify(locations(strip(online.search("c").items))) ===
-      JSON.stringify(locations(strip(online.themeSearch("+c").items))),
+    same_as_exact_word:  // the same pages (the handbook's method orders them its own way: hbRank)
+      JSON.stringify(locations(strip(online.search("c").items)).map((g) => g[0].split("#")[0]).sort()) ===
+      JSON.stringify(locations(strip(online.themeSearch("+c").items)).map((g) => g[0].split("#")[0]).sort()),
     groups: online.search("c").items.length,
     prefix_groups: online.themeSearch("c").items.length,
   };

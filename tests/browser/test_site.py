@@ -125,27 +125,63 @@ def test_tags_page_lists_labels_in_both_languages(built_site, browser, screensho
 
 def test_search_suite(built_site, browser, screenshot):
     """Every query of the suite finds its page in the top 3. Prints the hit rate and the median latency."""
-    misses, known, latencies = [], [], []
+    misses, known, latencies, hits = [], [], [], []
     with serve(built_site) as base:
         page = browser.new_page()
         open_search(page, base)
         for case in QUERIES:
             results, seconds = search(page, case["query"])
-            top = [r.rstrip("/") for r in results[:3]]
-            if not any(e.rstrip("/") in top for e in expected_pages(case)):
-                miss = f"{case['query']!r}: expected {case['expect']}, got {top}"
+            miss = _miss(case, [r.rstrip("/") for r in results[:3]])
+            if miss:
                 (known if case.get("known_miss") else misses).append(miss)
+            else:
+                hits.append(case)
             if not math.isnan(seconds):
                 latencies.append(seconds)
         screenshot(page, "search")
-    hits = len(QUERIES) - len(misses) - len(known)
     print(
-        f"\nsearch suite: {hits}/{len(QUERIES)} hits ({100 * hits / len(QUERIES):.0f}%), "
-        f"median latency {1000 * statistics.median(latencies):.0f} ms; known misses: {known}"
+        f"\nsearch suite: {_rates(hits)}, median latency {1000 * statistics.median(latencies):.0f} ms; "
+        f"known misses: {known}"
     )
     assert len(QUERIES) >= 40
-    assert len(known) <= 1  # a known miss is listed in the suite with its reason, and stays rare
+    assert sum(case.get("kind") == "question" for case in QUERIES) >= 20
+    assert sum(case.get("kind") == "error" for case in QUERIES) >= 15
+    assert len(known) <= 4  # a known miss is listed in the suite with its reason, and stays rare
     assert not misses, "\n".join(misses)
+
+
+def _tag_names() -> set[str]:
+    from handbook.lint import tags
+
+    return {str(name).strip().lower() for entry in tags.load() for name in (entry["id"], entry["en"], entry["zh"])}
+
+
+_TAG_NAMES = _tag_names()
+
+
+def _miss(case: dict, top: list[str]) -> str | None:
+    """Why a case misses, given its top 3 (page keys), or None: its page is not among them, the page it names
+    `first` is not first, or the Tags page is among them for a query that is not a tag's."""
+    keys = [_page_key(r) for r in top]
+    expected = [_page_key(e) for e in expected_pages(case)]
+    got = f"{case['query']!r}: expected {case['expect']}, got {top}"
+    if not any(e in keys for e in expected):
+        return got
+    if case.get("first") and keys[0] != _page_key(case["first"]):
+        return f"{got} (first: {case['first']})"
+    if "tags" in keys[:3] and "tags" not in expected and case["query"].strip().lower() not in _TAG_NAMES:
+        return f"{got} (the Tags page for a query that is not a tag's)"
+    return None
+
+
+def _rates(hits: list[dict], cases: list[dict] = QUERIES) -> str:
+    """The hit rate of the suite, and of its questions and pasted errors."""
+    out = []
+    for name, kind in [("all", None), ("questions", "question"), ("pasted errors", "error")]:
+        n = sum(1 for c in cases if kind is None or c.get("kind") == kind)
+        k = sum(1 for c in hits if kind is None or c.get("kind") == kind)
+        out.append(f"{name} {k}/{n}")
+    return ", ".join(out) + " in the top 3"
 
 
 def _page_key(path: str) -> str:
@@ -162,8 +198,9 @@ FRESH_QUERIES = ["concatenate", "拼接", "显存", "no_grad", "学习率"]
 
 
 def test_search_method_gives_the_themes_results_and_the_prebuilt_index_the_built_ones(built_site, offline_site):
-    """In Node, over the whole query suite: the handbook's search method (site/search_worker.js) returns the theme's
-    groups in the theme's order, the first 30 identical to the theme's, highlights included; the offline copy's
+    """In Node, over the whole query suite: the handbook's search method (site/search_worker.js) returns the pages the
+    theme finds for the query it searches (stop words and numbers left out), the first 30 groups identical to the
+    theme's, highlights included, in its own order (listings last, names first); the offline copy's
     prebuilt index (no token positions, decoded lazily) returns exactly what the index built from that copy's
     search_index.json returns. A one-letter query and queries sent together are answered as search_worker.js says."""
     import json
@@ -183,7 +220,13 @@ def test_search_method_gives_the_themes_results_and_the_prebuilt_index_the_built
     result = json.loads(out.stdout)
     rows = result["rows"]
     assert len(rows) == len(QUERIES)
-    wrong = [r for r in rows if not (r["same_order"] and r["first_30_identical"] and r["offline_identical"])]
+    # where the theme finds nothing (a Chinese sentence its segmentation leaves whole), the handbook's own cut finds
+    # the words (search_worker.js, hbSegment): only offline == online is compared there
+    wrong = [
+        r
+        for r in rows
+        if not ((r["same_pages"] and r["first_30_identical"]) or r["theme_groups"] == 0) or not r["offline_identical"]
+    ]
     assert wrong == [], wrong
     assert max(r["ours_bytes"] for r in rows) < max(r["theme_bytes"] for r in rows)
     # a one-letter query is the word itself, not the prefix of every word (which matches every page)
@@ -220,12 +263,16 @@ def test_offline_copy_browses_and_searches_from_file_without_network(offline_sit
     page.locator("article a").get_by_text("torch.cat", exact=True).click()
     assert page.url.endswith("torch/cat.html")
     open_search(page, index)
-    misses = []
+    misses, hits = [], []
     for case in QUERIES:
-        results, _ = search(page, case["query"], keys=True)
-        top = [_page_key(r) for r in results[:3]]
-        if not case.get("known_miss") and not any(_page_key(e) in top for e in expected_pages(case)):
-            misses.append(f"{case['query']!r}: expected {case['expect']}, got {top}")
+        # a pasted message arrives at once, as a paste does (typed key by key, 200 characters take over 30 s here)
+        results, _ = search(page, case["query"], keys=case.get("kind") != "error")
+        miss = _miss(case, results[:3])
+        if miss and not case.get("known_miss"):
+            misses.append(miss)
+        elif not miss:
+            hits.append(case)
+    print(f"\noffline search suite: {_rates(hits)}")
     screenshot(page, "offline-search")
     latencies = {}
     for query in FRESH_QUERIES:
@@ -308,3 +355,74 @@ def test_every_internal_link_and_anchor_resolves(name, request):
     from handbook.site.linkcheck import check
 
     assert check(request.getfixturevalue(name)) == []
+
+
+# The Chinese edition's search (site/zh/, and zh/ in the offline copy): Chinese words through its aliases (few pages
+# are translated yet) and API names, in the top 3.
+ZH_QUERIES = [
+    ("拼接", ["torch/cat"]),
+    ("显存", ["torch/cuda/memory_allocated", "torch/cuda/memory_reserved", "torch/cuda/empty_cache"]),
+    (
+        "学习率预热",
+        [
+            "torch/optim/lr_scheduler/sequentiallr",
+            "torch/optim/lr_scheduler/linearlr",
+            "torch/optim/lr_scheduler/lambdalr",
+        ],
+    ),
+    ("冻结参数", ["torch/tensor/requires_grad_", "guides/fine-tuning"]),
+    ("如何保存模型", ["torch/save", "guides/saving-and-resuming"]),
+    ("torch.cat", ["torch/cat"]),
+]
+
+
+def _zh_key(path: str) -> str:
+    return _page_key(path).removeprefix("/").removeprefix("zh/")
+
+
+@pytest.mark.parametrize("where", ["online", "offline"])
+def test_chinese_site_search(built_site, browser, where, request):
+    """The Chinese site finds its pages for Chinese words and API names, served and from file://."""
+    misses = []
+    context = browser.new_context()
+    page = context.new_page()
+    with serve(built_site) as base:
+        url = (
+            base + "zh/"
+            if where == "online"
+            else (request.getfixturevalue("offline_site") / "zh" / "index.html").as_uri()
+        )
+        open_search(page, url)
+        for query, expected in ZH_QUERIES:
+            results, _ = search(page, query, keys=where == "offline")
+            top = [_zh_key(r) for r in results[:3]]
+            if not any(e in top for e in expected):
+                misses.append(f"{query!r}: expected {expected}, got {top}")
+    context.close()
+    assert not misses, "\n".join(misses)
+
+
+@pytest.mark.parametrize("where", ["online", "offline"])
+def test_a_torch_name_without_a_page_offers_its_official_reference(built_site, browser, where, request):
+    """A torch name the handbook has no page for is answered first with the official reference for exactly that
+    name, pinned to the installed release; a name with a page is answered with the page."""
+    from handbook.site.official import upstream
+
+    context = browser.new_context()
+    page = context.new_page()
+    with serve(built_site) as base:
+        open_search(
+            page, base if where == "online" else (request.getfixturevalue("offline_site") / "index.html").as_uri()
+        )
+        for query, name in [
+            ("torch.linalg.svd", "torch.linalg.svd"),
+            ("F.log_softmax", "torch.nn.functional.log_softmax"),
+        ]:
+            results, _ = search(page, query, keys=where == "offline")
+            first = page.eval_on_selector_all(
+                ".md-search-result__item > a.md-search-result__link", "els => els.map(e => e.href)"
+            )[0]
+            assert first.split("?")[0] == upstream(name), (query, first, results[:3])  # the theme adds ?h=<query>
+        results, _ = search(page, "torch.cat", keys=where == "offline")
+        assert _page_key(results[0]) == "torch/cat", results[:3]
+    context.close()

@@ -14,6 +14,7 @@ It is the only module that imports MkDocs.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -40,6 +41,16 @@ def on_config(config, **kwargs):
     _data.clear()
     _data.update(search_data.load(path))
     return config
+
+
+# What the search index leaves out of a page's text, so that a result's snippet is its TL;DR (the summary under
+# its title): the "TL;DR" label, the badges, the download links and the "Also searched as" line (its words are the
+# page's `aliases` field already).
+_SEARCH_EXCLUDED = re.compile(r'<(p|span) class="(hb-badges|hb-downloads|hb-aliases|hb-tldr-label|hb-added)"')
+
+
+def on_page_content(html, page, config, files, **kwargs):
+    return _SEARCH_EXCLUDED.sub(r'<\1 class="\2" data-search-exclude', html)
 
 
 @event_priority(10)

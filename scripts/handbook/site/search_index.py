@@ -7,10 +7,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
-from handbook.site.search_data import join_single_han
+from handbook.site.search_data import ZWSP, join_single_han
 
 # mkdocs-material 9.8's search worker splits a Chinese query greedily into words of the index, but its loop stops
 # one character short: the whole query, or a last word, is never tried, so 随机失活 is searched as 随机 alone.
@@ -100,7 +101,18 @@ def _replace_search(text: str) -> str:
     helpers = ",".join(f"{role}:{name}" for role, (name, _) in SEARCH_HELPERS.items())
     theme = text[start:end]
     ours = f"search(e){{return self.__hbSearch.call(this,e,{{{helpers}}})}}theme{theme[0].upper()}{theme[1:]}"
-    return SEARCH_METHOD.read_text(encoding="utf-8") + text[:start] + ours + text[end:]
+    return _upstream() + SEARCH_METHOD.read_text(encoding="utf-8") + text[:start] + ours + text[end:]
+
+
+def _upstream() -> str:
+    """The official reference's address for any torch and torchvision name, pinned to the installed releases
+    (official.upstream): the search offers it for a name the handbook has no page for (search_worker.js)."""
+    from handbook.site.official import upstream
+
+    pinned = {lib: upstream(f"{lib}.HBNAME").replace(f"{lib}.HBNAME", "HBNAME") for lib in ("torch", "torchvision")}
+    for lib in ("torch", "torchvision"):
+        pinned[f"{lib}_release"] = re.search(r"/(\d+\.\d+)/", pinned[lib]).group(1)
+    return f"self.__hbUpstream={json.dumps(pinned)};\n"
 
 
 def patch_worker(site_dir: Path) -> Path:
@@ -143,10 +155,26 @@ def patch_bundle(site_dir: Path) -> Path:
 _PRE = re.compile(r"<pre>.*?</pre>", re.S)
 
 
-def enrich(index: dict, data: dict) -> None:
-    """Add the `aliases` and `api` fields of the search data to each page's top entry; tidy Chinese segmentation
-    everywhere; leave code and output blocks out of the text (a quarter of the index: tensor values and variable
-    names that no reader searches for, and whose weight slows every page's index load)."""
+def migration_names() -> dict[str, list[str]]:
+    """torch API -> the other frameworks' names the migration maps give it (tf.concat, np.concatenate for
+    torch.cat): searched, they find the torch page first, not the map that lists every name."""
+    from handbook.lint import maps
+
+    names: dict[str, list[str]] = {}
+    for m in maps.load_all().values():
+        for row in m.rows:
+            others = [o.strip() for o in str(row.get("other", "")).split(" / ") if o.strip()]
+            for api in row.get("torch") or []:
+                names.setdefault(str(api), []).extend(o for o in others if o not in names.get(str(api), []))
+    return names
+
+
+def enrich(index: dict, data: dict, migration: dict[str, list[str]] | None = None) -> None:
+    """Add the `aliases` and `api` fields of the search data to each page's top entry (and to an api page's aliases
+    the migration maps' names for its API); tidy Chinese segmentation everywhere; leave code and output blocks out
+    of the text (a quarter of the index: tensor values and variable names that no reader searches for, and whose
+    weight slows every page's index load)."""
+    migration = migration_names() if migration is None else migration
     for entry in index["docs"]:
         entry["text"] = _PRE.sub(" ", entry["text"])
         for field in ("title", "text"):
@@ -154,3 +182,6 @@ def enrich(index: dict, data: dict) -> None:
         for field in ("aliases", "api"):
             if entry["location"] in data[field]:
                 entry[field] = data[field][entry["location"]]
+        api = data["api"].get(entry["location"], "").split(ZWSP)[0]
+        if migration.get(api):
+            entry["aliases"] = ZWSP.join(filter(None, [entry.get("aliases", ""), *migration[api]]))

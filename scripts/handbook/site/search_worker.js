@@ -19,9 +19,11 @@ self.__hbSearch = function (query, fn) {
 };
 const hbSearch = function (query, fn) {
   const HIGHLIGHTED_GROUPS = hbGroups;
-  query = query.replace(/\p{sc=Han}+/gu, (value) => [...fn.segment(value, this.index.invertedIndex)].join("* "));
+  const reference = hbReference.call(this, query);
+  query = self.__hbPrepare(query);
+  query = query.replace(/\p{sc=Han}+/gu, (value) => hbSegment(value, fn.segment, this.index.invertedIndex).join("* "));
   query = fn.transform(query);
-  if (!query) return { items: [] };
+  if (!query) return { items: reference ? [reference] : [] };
   // A query of one Latin letter (a reader's first keystroke) is searched as that word, not as the prefix of every
   // word it starts: "c*" expands to a tenth of the vocabulary and matches every page, which tells the reader
   // nothing and costs 300-800 ms (a whole second on the offline copy's single thread) while the next keys wait.
@@ -51,7 +53,8 @@ const hbSearch = function (query, fn) {
     if (doc === undefined) continue;
     const terms = fn.terms(clauses, Object.keys(matchData.metadata));
     const boost = +!doc.parent + Object.values(terms).filter((t) => t).length / Object.keys(terms).length;
-    scored.push({ doc, matchData, score: score * (1 + boost ** 2), terms });
+    const rank = hbRank.call(this, doc, clauses, matchData.metadata);
+    scored.push({ doc, matchData, score: score * (1 + boost ** 2) * rank, terms });
   }
   scored.sort((a, b) => b.score - a.score);
 
@@ -118,8 +121,124 @@ const hbSearch = function (query, fn) {
     });
     suggest = titles.length ? Object.keys(titles[0].matchData.metadata) : [];
   }
+  if (reference) items.unshift(reference);
   const answer = suggest === undefined ? { items } : { items, suggest };
   return missing.length ? { ...answer, missing } : answer;
+};
+
+// Questions and sentences as readers type them ("how do I concatenate tensors", "如何保存模型"), and pasted error
+// messages with their own numbers and shapes: the words that say nothing about the page are left out of the query
+// before it is searched. English: lunr's own stop words (the index never holds them: a query's "how" only matched
+// as the prefix of "however", "howto" ...) and a few question words; a word that is a number or a shape ("64x100",
+// "(3)", "[2, 3]"), as errors.py writes them N in the pages' search words. Chinese: the question words, and a
+// sentence's particles at either end. A query that is nothing but such words is searched as typed.
+const HB_STOP = new Set(
+  ("a able about across after all almost also am among an and any are as at be because been but by can cannot " +
+    "could dear did do does either else ever every for from get got had has have he her hers him his how however " +
+    "i if in into is it its just least let like likely may me might most must my neither no nor not of off often " +
+    "on only or other our own rather said say says she should since so some than that the their them then there " +
+    "these they this tis to too twas us wants was we were what when where which while who whom why will with " +
+    "would yet you your i'm i've can't don't doesn't didn't isn't won't what's how's " +
+    // every page of the handbook is about tensors and PyTorch: in a sentence these words tell no page from another
+    "tensor tensors pytorch").split(" "),
+);
+const HB_NUMBER = /^[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?:x[-+]?\d+(?:\.\d+)?)*$/i;
+const HB_HAN_QUESTION = /如何|怎么样|怎么办|怎么|怎样|为什么|为何|是什么|什么|哪些|哪个|是否|能否|可以|应该|请问|一个|两个|多个|张量/g;
+const HB_HAN_EDGES = /^(?:我们|我|请|在)|(?:吗|呢|啊|吧|了)$/g;
+self.__hbPrepare = (query) => {
+  const han = query.replace(/\p{sc=Han}+/gu, (run) => {
+    const kept = run.replace(HB_HAN_QUESTION, " ").split(" ").map((part) => part.replace(HB_HAN_EDGES, ""));
+    return kept.join(" ").trim() ? kept.join(" ") : run;
+  });
+  const words = han.replace(/[?？!！。，、；;]+/g, " ").split(/\s+/).filter(Boolean);
+  const core = (word) => word.replace(/^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu, "").toLowerCase();
+  const kept = words.filter((word) => {
+    const c = core(word);
+    return c && !HB_STOP.has(c) && !HB_NUMBER.test(c);
+  });
+  return kept.length ? kept.join(" ") : query.trim();
+};
+
+// A Chinese sentence is cut into the index's words by the theme's segmentation; where that leaves a piece that is
+// no word of the index (it does for a sentence with words the index lacks: 每次训练结果不一样 came back whole, and
+// found nothing), the piece is cut again, longest index word first from the left, and what no word covers is left
+// out.
+const hbSegment = (run, segment, index) => {
+  const pieces = [...segment(run, index)];
+  if (pieces.every((piece) => piece in index)) return pieces;
+  return pieces.flatMap((piece) => {
+    if (piece in index) return [piece];
+    const words = [];
+    for (let i = 0; i < piece.length; ) {
+      let j = Math.min(piece.length, i + 8);
+      while (j > i + 1 && !(piece.slice(i, j) in index)) j--;
+      if (j > i + 1) words.push(piece.slice(i, j));
+      i = j > i + 1 ? j : i + 1;
+    }
+    return words.length ? words : [piece];
+  });
+};
+
+// Pages that list other pages (the Tags page, the module indexes, the home page, the migration maps, the
+// generated listings) hold every page's names and aliases, and so match nearly any query: they rank far below the
+// pages themselves unless every word of the query names them (their title; the Tags page's tag names). And where
+// the query's words are a page's names (its API name, aliases, title) rather than words of its text, it ranks
+// first: "tf.concat" is torch.cat's alias `concat`, and only a prefix of ConcatDataset.
+const HB_LISTINGS = /^(?:|tags|errors|verification|coverage|changes(?:\/.*)?|migration\/(?:numpy|keras|tensorflow))$/;
+const HB_NAMES = ["api", "aliases", "title"];
+const hbKey = (location) => location.replace(/(?:^|\/)index\.html$/, "").replace(/\.html$/, "").replace(/\/$/, "");
+const hbListing = function (article) {
+  if (this.hbListings === undefined) {
+    const keys = [...this.map.values()].filter((doc) => !doc.parent).map((doc) => hbKey(doc.location));
+    const parents = new Set();
+    for (const key of keys) for (let cut = key.lastIndexOf("/"); cut > 0; cut = key.lastIndexOf("/", cut - 1)) parents.add(key.slice(0, cut));
+    this.hbListings = new Set(keys.filter((key) => HB_LISTINGS.test(key) || parents.has(key)));
+  }
+  return this.hbListings.has(hbKey(article));
+};
+const hbRank = function (doc, clauses, metadata) {
+  const terms = Object.keys(metadata);
+  const within = (clause, fields, exact) => {
+    const word = clause.term.replace(/\*/g, "");
+    const stems = self.__hbTerms(word);
+    const forms = exact ? stems : [word, ...stems];
+    return terms.some(
+      (term) =>
+        forms.some((form) => (exact ? term === form : term.startsWith(form))) &&
+        fields.some((field) => metadata[term][field] !== undefined),
+    );
+  };
+  const article = doc.parent ? doc.parent.location : doc.location;
+  if (hbListing.call(this, article)) {
+    const own = hbKey(article) === "tags" ? ["title", "tags", "aliases"] : ["title", "tags"];
+    return clauses.length && clauses.every((clause) => within(clause, own, true)) ? 5 : 1e-6;
+  }
+  const words = clauses.filter((clause) => clause.term.replace(/\*/g, "").length > 1); // "F" of F.conv2d names little
+  const named = words.filter((clause) => within(clause, HB_NAMES, true)).length;
+  return 1 + (words.length ? (4 * named) / words.length : 0);
+};
+
+// A torch name the handbook has no page for (torch.linalg.svd, F.log_softmax, torchvision.ops.nms) is answered
+// first with the official reference for exactly that name, pinned to the release the handbook verifies
+// (search_index.patch_worker writes the addresses: official.upstream()). The names that have pages are the
+// articles' titles (an api page's title is its API).
+const HB_API_NAME = /^(torch|torchvision|F|nn|Tensor)(\.[A-Za-z_]\w*)+(?:\(\))?$/;
+const HB_SHORT = { F: "torch.nn.functional", nn: "torch.nn", Tensor: "torch.Tensor" };
+const hbReference = function (query) {
+  const typed = query.trim();
+  if (!self.__hbUpstream || !HB_API_NAME.test(typed)) return null;
+  const first = typed.split(".")[0];
+  const name = (HB_SHORT[first] ? HB_SHORT[first] + typed.slice(first.length) : typed).replace(/\(\)$/, "");
+  if (this.hbTitles === undefined)
+    this.hbTitles = new Set([...this.map.values()].filter((doc) => !doc.parent).map((doc) => doc.title.toLowerCase()));
+  if (this.hbTitles.has(name.toLowerCase())) return null;
+  const vision = name.startsWith("torchvision.");
+  const address = self.__hbUpstream[vision ? "torchvision" : "torch"].replace("HBNAME", name);
+  const release = self.__hbUpstream[vision ? "torchvision_release" : "torch_release"];
+  const text =
+    `<p>The handbook has no page for <code>${name}</code>: its official reference, ` +
+    `${vision ? "torchvision" : "torch"} ${release}.</p>`;
+  return [{ location: address, title: `${name} — official reference`, text, score: 1e12, terms: {} }];
 };
 
 // What the index's pipeline makes of one word (its terms: none for a stop word), remembered: highlighting a broad
