@@ -41,7 +41,10 @@ def test_rst_becomes_markdown_and_examples_are_left_out():
 def test_official_definition_comes_from_the_installed_torch():
     text = "\n".join(official_markdown("torch.nn.functional.conv2d"))  # docstring added at runtime
     # a signature longer than a line is wrapped one parameter per line
-    assert "conv2d(\n    input,\n    weight,\n    bias=None,\n    stride=1,\n    padding=0,\n    dilation=1,\n    groups=1,\n) -> Tensor" in text
+    assert (
+        "conv2d(\n    input,\n    weight,\n    bias=None,\n    stride=1,\n    padding=0,\n    dilation=1,\n    groups=1,\n) -> Tensor"
+        in text
+    )
     assert "Applies a 2D convolution" in text and ">>>" not in text
     # the pinned release's reference, not /stable/
     release = ".".join(environment()["torch"].split("+")[0].split(".")[:2])

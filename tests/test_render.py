@@ -102,7 +102,7 @@ def test_blocks_under_a_two_space_bullet_stay_in_the_list_as_python_markdown_rea
         "",
         "  With index targets the dtype must match.",
         "",
-        "  ??? success \"Checked\"",
+        '  ??? success "Checked"',
         "",
         "      ```python",
         "      assert True",

@@ -25,6 +25,7 @@ GPU_ONLY = "# this example needs a GPU"
 
 _EXAMPLE_LINK = re.compile(r"#example-(\d+)")
 
+
 def badge(device: str, state: str, entry: dict | None) -> str:
     label = DEVICE_LABEL[device]
     machines = ", ".join(m for m in (entry or {}).get("machines", []) if m != records.UNNAMED)
@@ -222,7 +223,12 @@ def four_space_lists(lines: list[str]) -> list[str]:
             f = _FENCE.match(line)
             if f and fence is None:
                 fence = f.group(1)
-            elif f and fence is not None and stripped.rstrip() == fence[0] * len(stripped.rstrip()) and len(stripped.rstrip()) >= len(fence):
+            elif (
+                f
+                and fence is not None
+                and stripped.rstrip() == fence[0] * len(stripped.rstrip())
+                and len(stripped.rstrip()) >= len(fence)
+            ):
                 fence = None
             out.append(" " * (4 - width) + line if stripped else line)
         else:
@@ -282,7 +288,7 @@ def render(
     anchors (#example-LINE), which other pages (What changed, Errors and warnings) link to."""
     page = parse_page(path, text)
     same = source_lines is not None and len(source_lines) == len(page.examples)
-    english = {ex.line: line for ex, line in zip(page.examples, source_lines)} if same else {}
+    english = {ex.line: line for ex, line in zip(page.examples, source_lines, strict=True)} if same else {}
 
     def to_english(line: str) -> str:
         return _EXAMPLE_LINK.sub(lambda m: f"#example-{english.get(int(m.group(1)), m.group(1))}", line)
