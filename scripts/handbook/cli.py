@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         import signal
 
         from handbook.verify import record
+        from handbook.verify.paths import UnsafePath
 
         # SIGTERM unwinds like Ctrl-C, so every page's processes are ended on the way out.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                 record_path=None if args.no_record else record.RECORD,
                 **({"block_limit": args.max_output} if args.max_output else {}),
             )
-        except FileNotFoundError as exc:
+        except (FileNotFoundError, UnsafePath) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         print_report(report, devices)
