@@ -27,6 +27,7 @@ from handbook.verify.execute import child_main, runnable
 
 MESSAGE_LIMIT = 8 << 20  # bytes of one frame from a page; a real result is smaller (its fields are capped)
 POLL = 0.05  # seconds between checks of a page whose exit the kernel cannot signal (no pidfd)
+SETUP_TIMEOUT = 60.0  # seconds a page's process may take to enter its sandbox and say it is ready
 
 _fork = multiprocessing.get_context("fork")  # runner.probe_gpu forks the verifier for one question, never a page
 
@@ -139,13 +140,15 @@ def _start(job: Job, threads: int, memory_limit, found, cgroups: Cgroups, comman
         child_main(job.page, job.device, ctl_read, out_write, log, threads, limit, confine)
 
     try:
-        cell.start(found, command, child, early=(lambda pid: cgroups.join(name, pid)) if name else None)
+        cell.start(found, command, child)
     finally:
         os.close(ctl_read)
         os.close(out_write)
     expected = runnable(job.page, job.device)
     reader = channel.Reader(out, MESSAGE_LIMIT)
-    return _Running(job, cell, ctl, reader, log, folder, started, expected, not found.namespaces)
+    running = _Running(job, cell, ctl, reader, log, folder, started, expected, not found.namespaces)
+    running.deadline = started + SETUP_TIMEOUT
+    return running
 
 
 def _wait(running: list[_Running], exiting: list[_Running]) -> None:
@@ -183,7 +186,10 @@ def _step(r: _Running) -> None:
         if not r.done:
             _crashed(r)
     elif r.deadline is not None and time.monotonic() >= r.deadline:
-        r.job.aborted = f"timed out after {r.job.page.examples[r.current].options.timeout:g} s"
+        if not r.ready:
+            r.job.aborted = f"the page's sandbox was not set up within {SETUP_TIMEOUT:g} s, so it did not run"
+        else:
+            r.job.aborted = f"timed out after {r.job.page.examples[r.current].options.timeout:g} s"
         r.job.aborted_at = r.current
 
 
