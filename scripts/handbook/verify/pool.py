@@ -160,7 +160,7 @@ def _wait(running: list[_Running], exiting: list[_Running]) -> None:
             poll.register(r.cell.pidfd, select.POLLIN)
     now = time.monotonic()
     deadlines = [r.deadline - now for r in running if r.deadline is not None]
-    if any(r.cell.pidfd is None for r in running + exiting):
+    if any(r.cell.pidfd is None for r in running) or exiting:  # PID 1 of a page has no pidfd here
         deadlines.append(POLL)
     timeout = max(0.0, min(deadlines)) if deadlines else None
     poll.poll(None if timeout is None else timeout * 1000)
@@ -275,6 +275,13 @@ def _finish(r: _Running) -> None:
     r.cell.kill()
     r.job.wall_seconds = (r.finished or time.monotonic()) - r.started
     os.close(r.ctl)
+    if r.done and not r.job.aborted:
+        try:  # whatever it wrote after its last result, before it was killed
+            extra = r.reader.feed() or r.reader.partial
+        except channel.ChannelError:
+            extra = True
+        if extra:
+            _tampered(r, "a message after the last result")
 
 
 def _reap(pages: list[_Running], cgroups: Cgroups, block: bool) -> None:

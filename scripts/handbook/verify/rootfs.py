@@ -19,7 +19,8 @@ step reads the mount table back and refuses any mount that is writable, except t
 from __future__ import annotations
 
 import os
-import stat
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -192,6 +193,7 @@ def enter_base_root() -> None:
         Path(f"{new}/etc/{name}").write_text(text)
     _step("/dev", kernel.mount, "tmpfs", f"{new}/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")
     os.makedirs(f"{new}/dev/shm")
+    _nvidia_nodes()
     gpu = sorted(p.name for p in Path("/dev").glob("nvidia*"))
     for name in (*DEVICES, *gpu):
         if os.path.exists(f"/dev/{name}"):
@@ -217,6 +219,14 @@ def enter_base_root() -> None:
     os.chdir("/")
     _step("detach the machine's root", kernel.umount, "/.handbook/old", kernel.MNT_DETACH)
     check_read_only()
+
+
+def _nvidia_nodes() -> None:
+    """The driver makes /dev/nvidia-uvm when CUDA is first used; the pages' /dev is fixed before that, so make it
+    now, as CUDA itself would (nvidia-modprobe ships with the driver)."""
+    modprobe = shutil.which("nvidia-modprobe")
+    if modprobe and os.path.exists("/dev/nvidiactl") and not os.path.exists("/dev/nvidia-uvm"):
+        subprocess.run([modprobe, "-u", "-c=0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
 
 
 def _mask_hidden(new: str, checkout: str, needed: list[str]) -> None:
@@ -246,8 +256,3 @@ def enter_page_root() -> None:
     _step("/dev/shm", kernel.mount, "tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
     _step("/proc", kernel.mount, "proc", "/proc", "proc", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
     check_read_only(writable=WRITABLE)
-
-
-def is_base_root() -> bool:
-    """Whether this process already lives in the root `enter_base_root` built."""
-    return stat.S_ISDIR(os.lstat(STAGE).st_mode) if os.path.lexists(STAGE) else False

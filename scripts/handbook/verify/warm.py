@@ -225,6 +225,8 @@ def main(config: dict) -> int:
     if os.getppid() != config["parent"]:
         return 0
     requests, replies = config["requests"], config["replies"]
+    for fd in (requests, replies):
+        os.set_inheritable(fd, False)  # no process this one starts (a page's PID 1) holds the verifier's pipes
     found = sandbox.Support(config["namespaces"], config["cgroups"], fair=config["fair"])
     info = {"label": "unknown CPU"}
     try:
