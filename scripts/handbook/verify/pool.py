@@ -39,7 +39,7 @@ class Job:
     results: dict[int, dict] = field(default_factory=dict)
     aborted: str | None = None  # why the page's results are incomplete or void
     aborted_at: int | None = None  # index of the example running when it stopped
-    exec_seconds: float = 0.0  # time spent inside examples, as the warm process timed them
+    exec_seconds: float = 0.0  # time spent inside examples, as the page's process timed each (for `bench` only)
     wall_seconds: float = 0.0  # from making the page's cell to its last result
 
 
@@ -82,7 +82,6 @@ class _Running:
     ready: bool = False
     position: int = 0  # index into expected of the example asked for
     nonce: str | None = None
-    sent: float = 0.0
     deadline: float | None = None
     done: bool = False
     finished: float | None = None
@@ -211,8 +210,7 @@ def _receive(r: _Running, message) -> None:
         and message[2] == r.nonce
         and _is_result(message[3])
     ):
-        now = time.monotonic()
-        r.job.exec_seconds += now - r.sent
+        r.job.exec_seconds += message[3]["seconds"]  # all else (fork, sandbox, pipes) counts as overhead
         r.job.results[r.current] = message[3]
         r.position += 1
         _ask(r)
@@ -226,8 +224,7 @@ def _ask(r: _Running) -> None:
         r.finished = time.monotonic()
         return
     r.nonce = os.urandom(8).hex()
-    r.sent = time.monotonic()
-    r.deadline = r.sent + r.job.page.examples[r.current].options.timeout
+    r.deadline = time.monotonic() + r.job.page.examples[r.current].options.timeout
     try:
         channel.send(r.ctl, ["run", r.current, r.nonce])
     except OSError:  # the page's process closed its end or is gone: its exit is reported when it is reaped
