@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from handbook import ROOT
-from handbook.verify import kernel, rootfs, sandbox
+from handbook.verify import sandbox
 from handbook.verify.runner import verify
 
 PAGES = Path(__file__).parent / "fixtures" / "sandbox"
@@ -281,6 +281,8 @@ def test_a_secret_never_reaches_the_record(tmp_path, monkeypatch):
 
 
 def test_the_sandbox_fails_closed_on_a_writable_mount():
+    from handbook.verify import rootfs
+
     mountinfo = (
         "22 27 0:21 / /proc ro,relatime - proc proc rw\n"
         "27 1 254:0 / / ro,relatime - ext4 /dev/vda rw\n"
@@ -294,6 +296,8 @@ def test_the_sandbox_fails_closed_on_a_writable_mount():
 
 def test_a_failed_read_only_remount_stops_the_build_of_the_root():
     """The remount that makes a bind read-only fails: building the root raises, it never goes on writable."""
+    from handbook.verify import kernel, rootfs
+
     pid = os.fork()
     if pid == 0:
         real = kernel.mount

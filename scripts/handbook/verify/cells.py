@@ -152,7 +152,7 @@ class Cell:
     def reap(self, block: bool = False) -> bool:
         """Whether the page's process is gone (its status is then kept) and so is its PID 1, which exits only
         once every process of its namespace has."""
-        if self.status is None:
+        if self.pid is not None and self.status is None:
             pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
             if pid == 0:
                 return False

@@ -103,7 +103,13 @@ def schedule(jobs: list[Job], workers: int, memory_limit: int | None, found, cgr
     try:
         while pending or running:
             while pending and len(running) < workers:
-                running.append(_start(pending.pop(0), threads, memory_limit, found, cgroups, command))
+                job = pending.pop(0)
+                try:
+                    running.append(_start(job, threads, memory_limit, found, cgroups, command))
+                except OSError as exc:  # no cell for it (out of processes or memory): that page fails, not the run
+                    job.aborted = f"the page's sandbox could not be set up, so it did not run: {exc}"
+                    job.aborted_at = next(iter(runnable(job.page, job.device)), None)
+                    on_done(job)
             _wait(running, exiting)
             for r in list(running):
                 _step(r)
@@ -140,6 +146,15 @@ def _start(job: Job, threads: int, memory_limit, found, cgroups: Cgroups, comman
 
     try:
         cell.start(found, command, child)
+    except OSError:
+        cell.kill()
+        cell.reap(block=True)
+        for fd in (ctl, out, log):
+            os.close(fd)
+        cgroups.remove(name)
+        if not found.namespaces:
+            sandbox.remove_folder(folder)
+        raise
     finally:
         os.close(ctl_read)
         os.close(out_write)
