@@ -241,8 +241,9 @@ def test_the_machines_sockets_cannot_be_reached(world):
     assert "ANSWERED" not in row["actual"] and row["actual"].count("refused:") == 4, row["actual"]
 
 
-def test_forged_results_void_the_page(world):
-    rows = rows_of(world, "forged.md")
+def test_forged_results_never_pass_a_page(world):
+    assert statuses(world, "forged.md") == ["failed", "failed"], rows_of(world, "forged.md")
+    rows = rows_of(world, "forged_fds.md")
     assert [r["status"] for r in rows] == ["failed", "failed"]
     assert rows[0]["reason"].startswith("tampered: the page wrote to the verifier's channel"), rows[0]
 

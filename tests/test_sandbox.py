@@ -93,13 +93,20 @@ def test_no_process_outlives_the_page():
         _kill_all("987.65")
 
 
-def test_forged_results_void_the_page_instead_of_passing_it():
-    """The page finds the runner's pipes (through gc, as the verifier's channel objects were, and through its file
-    descriptors) and reports "2 passed" for two failing examples: the forgery is refused, the page fails."""
+def test_results_forged_through_gc_do_not_pass_the_page():
+    """The page finds the runner's channel through gc (the old runner kept one) and reports "2 passed" for two
+    failing examples, then leaves: both still fail."""
     report = run("forged.md")
+    assert [o.status for o in report.outcomes] == ["failed", "failed"], [o.reason for o in report.outcomes]
+
+
+def test_results_forged_over_the_pipes_void_the_page():
+    """The page writes forged results to every pipe it holds: they carry no nonce of a request, so the page's
+    results are void, as tampered."""
+    report = run("forged_fds.md")
     outcomes = by_line(report)
     assert [o.status for o in report.outcomes] == ["failed", "failed"]
-    assert outcomes[12].reason.startswith("tampered: the page wrote to the verifier's channel"), outcomes[12].reason
+    assert outcomes[9].reason.startswith("tampered: the page wrote to the verifier's channel"), outcomes[9].reason
 
 
 def test_a_20_mb_exception_message_fails_its_example_and_the_run_goes_on(page_file):
@@ -171,6 +178,18 @@ def test_a_killed_verifier_takes_its_pages_processes_with_it(tmp_path):
     finally:
         verifier.kill()
         _kill_all("876.541")
+
+
+def test_a_page_that_prints_without_end_fails_alone(page_file):
+    page = page_file(
+        "---\nkind: guide\nsummary: s\ntags: []\n---\n\n# Flood\n\n" + "```python\nprint('x' * (1 << 20))\n```\n\n" * 70
+    )
+    report = verify(
+        [str(page), str(ROOT / "tests/fixtures/verify/ok.md")], devices=("cpu",), use_cache=False, record_path=None
+    )
+    reasons = [o.reason for o in report.outcomes if o.example.path.endswith("page.md") and o.status == "failed"]
+    assert "the page printed more than 64 MiB in all; its later results were not kept" in reasons
+    assert all(o.status != "failed" for o in report.outcomes if "ok.md" in o.example.path)
 
 
 def test_a_page_that_kills_its_process_group_is_reported_and_the_run_goes_on(tmp_path):

@@ -26,6 +26,7 @@ from handbook.verify.cells import Cell, Cgroups, init_command
 from handbook.verify.execute import child_main, runnable
 
 MESSAGE_LIMIT = 8 << 20  # bytes of one frame from a page; a real result is smaller (its fields are capped)
+PAGE_LIMIT = 64 << 20  # characters of output, error and stderr kept for one page, all its examples together
 POLL = 0.05  # seconds between checks of a page whose exit the kernel cannot signal (no pidfd)
 SETUP_TIMEOUT = 60.0  # seconds a page's process may take to enter its sandbox and say it is ready
 
@@ -85,6 +86,7 @@ class _Running:
     deadline: float | None = None
     done: bool = False
     finished: float | None = None
+    kept: int = 0  # characters of results kept so far
 
     @property
     def current(self) -> int | None:
@@ -225,6 +227,11 @@ def _receive(r: _Running, message) -> None:
         and message[2] == r.nonce
         and _is_result(message[3])
     ):
+        r.kept += sum(len(message[3][k] or "") for k in ("output", "error", "stderr"))
+        if r.kept > PAGE_LIMIT:  # thousands of examples printing a MiB each: kept, they would fill this machine
+            r.job.aborted = f"the page printed more than {PAGE_LIMIT >> 20} MiB in all; its later results were not kept"
+            r.job.aborted_at = r.current
+            return
         r.job.exec_seconds += message[3]["seconds"]  # all else (fork, sandbox, pipes) counts as overhead
         r.job.results[r.current] = message[3]
         r.position += 1
