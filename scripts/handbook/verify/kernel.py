@@ -9,7 +9,8 @@ import ctypes
 import os
 import platform
 
-CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND = 32, 1024, 2048, 4096
 MS_MOVE, MS_REC, MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 8192, 16384, 1 << 18, 1 << 21, 1 << 24
@@ -57,6 +58,11 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int, data:
 
 def umount(target: str, flags: int = 0) -> None:
     _check(_libc.umount2(os.fsencode(target), flags), f"umount {target}")
+
+
+def sethostname(name: str) -> None:
+    data = name.encode()
+    _check(_libc.sethostname(data, len(data)), "sethostname")
 
 
 def pivot_root(new_root: str, put_old: str) -> None:

@@ -45,13 +45,14 @@ ETC = (
     "host.conf",
     "fonts",
 )
+HOSTNAME = "handbook-page"  # every page's host name (its own UTS namespace), resolved on its loopback
 GENERATED = {
     "passwd": "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
     "group": "root:x:0:\nnogroup:x:65534:\n",
-    "hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+    "hosts": f"127.0.0.1\tlocalhost\n127.0.1.1\t{HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n",
     "nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files\nnetworks: files\n",
     "resolv.conf": "",
-    "hostname": "handbook-page\n",
+    "hostname": f"{HOSTNAME}\n",
 }
 DEVICES = ("null", "zero", "full", "random", "urandom")
 LINKS = {"dev/fd": "/proc/self/fd", "dev/stdin": "/proc/self/fd/0", "dev/stdout": "/proc/self/fd/1"}

@@ -8,7 +8,8 @@ the cleaned environment below, imports torch once and forks each page. On Linux 
 - runs as PID 2 of a PID namespace of its own (cells.py) whose PID 1 dies with the warm process: when it dies the
   kernel kills every process of the page; a per-page cgroup caps the memory and process count of all of them;
 - sees a root built for pages (rootfs.py), read-only but for its own fresh `/tmp` and `/dev/shm`;
-- has a network namespace holding only `lo` (brought up), and IPC objects of its own;
+- has a network namespace holding only `lo` (brought up), IPC objects of its own, and the host name
+  `handbook-page`;
 - has an environment built from ALLOWED_ENV only, and no capabilities (bounding set emptied, no_new_privs), so it
   cannot undo any of the above.
 
@@ -100,7 +101,8 @@ def _probe_namespaces() -> str | None:
     pid = os.fork()
     if pid == 0:
         try:
-            kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWPID)
+            flags = kernel.CLONE_NEWNS | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
+            kernel.unshare(flags | kernel.CLONE_NEWPID)
             kernel.mount(None, "/", None, kernel.MS_REC | kernel.MS_PRIVATE)
             os._exit(0)
         except BaseException:  # noqa: BLE001
@@ -179,7 +181,8 @@ def confine(found: Support, folder: str, keep: tuple[int, ...], join, device: st
     os.close(devnull)
     if found.namespaces:
         kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
-        kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC)
+        kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS)
+        kernel.sethostname(rootfs.HOSTNAME)  # the same on every machine; /etc/hosts of the root names it
         _loopback_up()
         rootfs.enter_page_root()
         os.mkdir(folder, 0o700)  # in the page's own /tmp; without namespaces the warm process made it
