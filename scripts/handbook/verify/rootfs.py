@@ -49,7 +49,7 @@ HOSTNAME = "handbook-page"  # every page's host name (its own UTS namespace), re
 GENERATED = {
     "passwd": "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
     "group": "root:x:0:\nnogroup:x:65534:\n",
-    "hosts": f"127.0.0.1\tlocalhost\n127.0.1.1\t{HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+    "hosts": f"127.0.0.1\tlocalhost {HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n",  # its FQDN: localhost
     "nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files\nnetworks: files\n",
     "resolv.conf": "",
     "hostname": f"{HOSTNAME}\n",
