@@ -179,8 +179,8 @@ def confine(found: Support, folder: str, keep: tuple[int, ...], join, device: st
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
+    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)  # the warm process gone (killed), the page goes too
     if found.namespaces:
-        kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
         kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS)
         kernel.sethostname(rootfs.HOSTNAME)  # the same on every machine; /etc/hosts of the root names it
         _loopback_up()
