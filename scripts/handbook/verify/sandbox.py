@@ -37,6 +37,7 @@ from handbook.verify import kernel, rootfs
 
 # Environment variables a page sees; everything else (tokens, cloud credentials, proxies) is dropped.
 ALLOWED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "GLIBC_TUNABLES", "LD_LIBRARY_PATH", "PYTHONHASHSEED")
+ALLOWED_ENV += ("TORCHINDUCTOR_VEC_ISA_OK",)  # set by the warm process once the compiler was checked (isa.py)
 # Thread, ISA and device settings torch, OpenMP, MKL, oneDNN and CUDA read (the portability pass sets them).
 ALLOWED_ENV_PREFIXES = ("LC_", "OMP_", "MKL_", "KMP_", "OPENBLAS_", "ATEN_", "ONEDNN_", "DNNL_", "CUDA_", "NVIDIA_")
 # Variables whose names say they hold a secret: guarded from 4 characters on. Any other hidden variable is guarded

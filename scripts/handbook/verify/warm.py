@@ -217,7 +217,7 @@ def warm_up() -> None:
 
 
 def main(config: dict) -> int:
-    from handbook.verify import execute, machine, pool
+    from handbook.verify import execute, isa, machine, pool
     from handbook.verify.cells import Cgroups
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -232,6 +232,7 @@ def main(config: dict) -> int:
     try:
         warm_up()
         info["label"] = machine.cpu_label()
+        compiler = isa.Check()  # runs in the machine's root, while this process goes on
         cgroups = Cgroups(found)  # opened while the machine's /sys/fs/cgroup is still in view
         if found.namespaces:
             from handbook.verify import rootfs
@@ -249,6 +250,8 @@ def main(config: dict) -> int:
             return 0
         execute.FULL_TIMING = batch["full_timing"]
         jobs = [pool.Job(page, device) for page, device in batch["jobs"]]
+        if isa.uses_compile(job.page for job in jobs) and compiler.ok():
+            os.environ[isa.VARIABLE] = "1"  # pages inherit it (sandbox.ALLOWED_ENV)
         pool.schedule(jobs, batch["workers"], batch["memory_limit"], found, cgroups, _replier(replies, jobs))
         channel.send(replies, {"done": True})
 
