@@ -45,13 +45,16 @@ render: $(STAMP)
 
 site: lint verify render
 	$(VENV)/bin/mkdocs build --strict -f build/mkdocs.yml
+	$(VENV)/bin/mkdocs build --strict -f build/mkdocs-zh.yml
 	$(PY) -m handbook offline
 	$(PY) -m handbook linkcheck
 
 # The same rendered folder through Zensical (a second target; MkDocs stays the default), into build/site-zensical/.
 site-zensical: lint verify render
 	$(VENV)/bin/zensical build -f build/zensical.yml
+	$(VENV)/bin/zensical build -f build/zensical-zh.yml
 	$(PY) -m handbook.site.zensical_adapter build/site-zensical
+	$(PY) -m handbook.site.zensical_adapter build/site-zensical/zh
 	$(PY) -m handbook offline --generator zensical
 	$(PY) -m handbook linkcheck build/site-zensical
 

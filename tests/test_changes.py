@@ -151,11 +151,19 @@ def test_schema_rejects_a_malformed_report():
         changes.validate(bad)
 
 
-def test_add_anchors_moves_no_line():
-    text = "# T\n\nprose\n\n```python\nprint(1)\n```\n"
-    out = changes.add_anchors(text, [{"line": 5}])
-    assert out.split("\n")[3] == '<a id="line-5"></a>' and len(out.split("\n")) == len(text.split("\n"))
-    assert out.split("\n")[4:] == text.split("\n")[4:]
+def test_noise_is_version_strings_and_traceback_markers_only():
+    same = {"old_output": "torch: 2.14.1+cu130\n  ^^^^\nok", "new_output": "torch: 2.15.0+cu132\nok"}
+    assert changes.noise(same)
+    assert not changes.noise({"old_output": "tensor([255])", "new_output": "tensor([1])"})
+
+
+def test_a_change_is_one_line_with_the_changed_words_marked():
+    entry = {"kind": "error-text", "page": "torch/mm.md", "line": 3, "old_output": "RuntimeError: self must be a matrix",
+             "new_output": "RuntimeError: mm: self must be a matrix, got 3-D tensor"}  # fmt: skip
+    line = changes._line(entry, lambda e: "[torch.mm](../torch/mm.md#example-3)")
+    assert line.startswith("- [torch.mm](../torch/mm.md#example-3): the error message changed: ")
+    assert "<ins>mm: self</ins>" in line or "<ins>mm:</ins>" in line
+    assert "<ins>matrix, got 3-D tensor</ins>" in line and "<del>matrix</del>" in line and "\n" not in line
 
 
 # -- the committed report: what the site's What-changed page is generated from --------------------------------
@@ -174,14 +182,17 @@ def test_committed_reports_follow_the_schema(committed):
 
 
 def test_committed_report_entries_name_examples_that_exist_now(committed):
+    """An entry's example is found again by its code; one rewritten since (the claims audit) links its page only."""
+    found = 0
     for report in committed:
         for entry in changes.resolved(report):
             if entry.get("page"):
                 assert (DOCS / entry["page"]).exists(), entry["page"]
-            if entry.get("code"):
-                assert entry["line"] is not None, f"{entry['example']}: no example with code {entry['code']} now"
+            if entry.get("code") and entry["line"] is not None:
                 ex = next(e for e in parse_page(DOCS / entry["page"]).examples if e.line == entry["line"])
                 assert ex.code_hash == entry["code"]
+                found += 1
+    assert found >= 10
 
 
 def test_generated_page_links_at_least_20_entries_to_handbook_pages(committed):
@@ -191,9 +202,11 @@ def test_generated_page_links_at_least_20_entries_to_handbook_pages(committed):
     assert text.startswith(f"# What changed in torch {new}")
     links = [line for line in text.split("\n") if line.startswith("- ") and "](../" in line]
     assert len(links) >= 20
-    for kind in ("behaviour", "error-text", "warning"):
-        assert f"## {changes.KINDS[kind]}" in text
-    assert "#line-" in text and "Before (torch" in text and f"Since torch {new}" in text
+    for heading in ("## New APIs and parameters", "## Behaviour changes", "## Error messages"):
+        assert heading in text
+    assert "<del>" in text and "<ins>" in text and "docs/" not in text.split("\n", 3)[3]  # no source paths shown
+    assert "differ only in version strings" in text  # the installation guide's version lines are left out
+    assert not any("installation-and-environment" in line for line in links)
 
 
 def test_note_links_back_from_a_named_page(committed):

@@ -185,3 +185,12 @@ def test_every_module_section_lists_categories():
 
     assert sorted(categories.load()) == sorted(sections_by_title(module_tree()))
     assert all(categories.of_module(module) for module in categories.load())
+
+
+def test_a_capitalized_api_may_take_class_only_beside_a_lowercase_twin_that_is_not_a_module():
+    from handbook.lint.rules import expected_paths
+
+    assert expected_paths("torch.optim.Adam") == ("torch/optim/adam.md",)  # torch.optim.adam is a module
+    assert expected_paths("torch.Tensor") == ("torch/tensor.md", "torch/tensor-class.md")  # torch.tensor, a function
+    assert expected_paths("torch.Tensor.T") == ("torch/tensor/t.md", "torch/tensor/t-attribute.md")
+    assert expected_paths("torch.cat") == ("torch/cat.md",)

@@ -217,3 +217,26 @@ def test_a_machine_dependent_example_that_raises_fails(tmp_path):
     page.write_text(MACHINE_PAGE.replace("print(torch.backends.cpu.get_cpu_capability())", "1 / 0"))
     report = verify([str(page)], devices=("cpu",), record_path=None, cache_path=tmp_path / "c.json")
     assert report.failed == 1 and "ZeroDivisionError" in next(o.detail for o in report.outcomes if o.status == "failed")
+
+
+def test_a_cached_verify_does_not_import_torch(tmp_path):
+    """The machine's CPU capability is kept per CPU, flags, limit and torch build: a verify whose pages are all in
+    its cache never pays torch's import (issue: a cached verify of an unchanged page took 5-6 s)."""
+    import subprocess
+    import sys
+
+    from handbook import ROOT
+
+    page = tmp_path / "p.md"
+    page.write_text("---\nkind: guide\n---\n\n# p\n\n```python\nprint(1)\n```\n\n```output\n1\n```\n")
+    cache = tmp_path / "cache.json"
+    code = (
+        "import sys; from handbook.verify.runner import verify; "
+        f"r = verify([{str(page)!r}], devices=('cpu',), record_path=None, cache_path=__import__('pathlib').Path({str(cache)!r})); "
+        "print(r.pages_cached, 'torch' in sys.modules)"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "scripts"), "HANDBOOK_NO_REEXEC": "1"}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert first.stdout.split() == ["0", "True"], first.stderr[-2000:]
+    assert second.stdout.split() == ["1", "False"], second.stderr[-2000:]

@@ -2,6 +2,7 @@
 
 import copy
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ import jsonschema
 import pytest
 
 from handbook import ROOT
-from handbook.releases import envs, history, versions
+from handbook.releases import envs, history, probe, versions
 from handbook.verify.document import parse_page
 
 SHARDS = Path(__file__).parent / "fixtures" / "versions"
@@ -144,11 +145,45 @@ def test_version_history_section_names_every_release_and_the_changes():
     page = parse_page(PAGE)
     text = "\n".join(history.section(page, _data()))
     assert "## Version history" in text
-    assert "| torch | 1.13 | 2.0 | 2.1 |" in text
-    assert "| API present | — | ✓ | ✓ |" in text
+    # a strip of small cells that wraps (no 17-column table): release, API present, blocks as shown
+    assert '<span class="hb-rel hb-rel-absent" title="torch 1.13.1: API absent; 0 of 3 blocks' in text
+    assert "<b>2.0</b> ✓ 2/3</span>" in text and "<b>2.1</b> ✓ 3/3</span>" in text and "| torch |" not in text
     assert "**Added**: **2.0** (first found in torch 2.0.1)" in text
     assert "`scale`: added in 2.1" in text
     assert '??? note "Example at line' in text and "On torch 1.13" in text and "tensor([1, 3])" in text
+    # missing APIs are counted per release and name the blocks, linked to their anchors on the page
+    assert "- On torch 1.13, 2 of 3 use an API that release lacks ([example at line 13](#example-13), " in text
+    # a change of outcome between two releases that both have the API is one line
+    assert (
+        "- **2.1**: the [example at line 29](#example-29) prints or asserts what this page shows; on 2.0, it "
+        "printed other output." in text
+    )
+
+
+def test_behaviour_changes_name_the_release_the_block_and_before_after():
+    from handbook.verify.document import Example
+    from handbook.verify.fences import Options
+
+    ex = Example("p.md", 7, 9, "", "x", "p.md", 8, Options(), kind="check")
+    e = {
+        "results": {"2.5": "error", "2.6": "same", "2.7": "same"},
+        "errors": {"2.5": "AssertionError"},
+    }
+    found = {"status": {"2.5": "present", "2.6": "present", "2.7": "present"}}
+    (line,) = history.behaviour_changes([(0, ex, e)], ["2.5", "2.6", "2.7"], found)
+    assert line == (
+        "- **2.6**: the [check at line 7](#example-7) prints or asserts what this page shows; on 2.5, it failed: "
+        "`AssertionError`."
+    )
+    # the API appearing is not a behaviour change
+    found["status"]["2.5"] = "absent"
+    assert history.behaviour_changes([(0, ex, e)], ["2.5", "2.6", "2.7"], found) == []
+
+
+def test_messages_with_backticks_stay_inline_code():
+    assert history.code("You are using `torch.load` now") == "`` You are using `torch.load` now ``"
+    assert history.code("plain") == "`plain`"
+    assert history.code("x" * 500).endswith("…`") and len(history.code("x" * 500)) == history.MESSAGE_LIMIT + 2
 
 
 def test_a_page_not_probed_yet_says_so():
@@ -192,13 +227,14 @@ def test_every_api_page_of_the_handbook_shows_a_history_naming_every_probed_rele
     data = versions.load()
     releases = [history._label(r["release"]) for r in data["releases"]]
     pages = [p for p in load_pages(DOCS) if p.kind == "api"]
-    strip = "| torch | " + " | ".join(releases) + " |"
+    strip = "".join(f"<b>{r}</b>" for r in releases)
     probed = {entry for entry in data.get("apis", {})}
     sections = {p.rel: "\n".join(history.section(p)) for p in pages}
     in_data = [p for p in pages if p.front.get("api") in probed]
     assert in_data, "no api page is in the version data"
     # every page the probe covered names every probed release; a page added after the last probe says so plainly
-    missing = [p.rel for p in in_data if strip not in sections[p.rel]]
+    cells = {p.rel: "".join(re.findall(r"<b>[^<]+</b>", sections[p.rel])) for p in in_data}
+    missing = [p.rel for p in in_data if cells[p.rel] != strip]
     assert not missing, missing[:10]
     unprobed = [p.rel for p in pages if p.front.get("api") not in probed and "Not probed yet" not in sections[p.rel]]
     assert not unprobed, unprobed[:10]
@@ -224,3 +260,35 @@ def test_find_links_of_the_machine_are_not_used_for_release_envs():
     torchvision fails to import beside it."""
     env = envs.pip_environment()
     assert env["PIP_FIND_LINKS"] == str(envs.EMPTY_FIND_LINKS) and not any(envs.EMPTY_FIND_LINKS.iterdir())
+
+
+def test_a_warning_is_attributed_to_the_api_that_emits_it_not_every_name_it_mentions():
+    message = (
+        "You are using `torch.load` with `weights_only=False`. Arbitrary objects will no longer be allowed to be "
+        "loaded unless they are explicitly allowlisted by the user via `torch.serialization.add_safe_globals`."
+    )
+    emitted = {"category": "FutureWarning", "message": message, "origin": "torch/serialization.py:load"}
+    assert versions._relevant(emitted, "torch.load", set())
+    assert not versions._relevant(emitted, "torch.serialization.add_safe_globals", set())
+    unknown = {"category": "FutureWarning", "message": message}  # a shard from before origins were recorded
+    assert versions._relevant(unknown, "torch.serialization.add_safe_globals", set())
+
+
+def test_the_runner_records_which_function_emitted_a_warning(tmp_path):
+    from handbook.verify.runner import verify
+
+    page = tmp_path / "w.md"
+    page.write_text(
+        "---\nkind: guide\n---\n\n# w\n\n```python warns=FutureWarning\nimport warnings\n\ndef old_api():\n"
+        '    warnings.warn("old_api is deprecated", FutureWarning)\n\ndef caller():\n    old_api()\n\ncaller()\n```\n\n'
+        "```output\nFutureWarning: old_api is deprecated\n```\n"
+    )
+    (outcome,) = verify([str(page)], devices=("cpu",), use_cache=False, record_path=None).outcomes
+    assert outcome.status == "passed"
+    assert outcome.warnings == [
+        {"category": "FutureWarning", "message": "old_api is deprecated", "origin": f"{page}:old_api"}
+    ]
+    found = probe.classify(outcome)
+    assert found["warnings"] == [
+        {"category": "FutureWarning", "message": "old_api is deprecated", "origin": f"{page}:old_api"}
+    ]

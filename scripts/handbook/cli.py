@@ -15,6 +15,12 @@ def main(argv: list[str] | None = None) -> int:
     v = sub.add_parser("verify", help="run every example and compare its output")
     v.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
     v.add_argument("--update", action="store_true", help="rewrite expected-output blocks from the actual output")
+    v.add_argument(
+        "--measure",
+        action="store_true",
+        help="measure every timing sample again in full and rewrite it (implies --update, --no-cache); a sample "
+        "whose declared relation= is false is not written",
+    )
     v.add_argument("--device", choices=[*DEVICES, "all"], default="all")
     v.add_argument("--jobs", type=int, default=None, help="pages run at once (default: number of cores)")
     v.add_argument("--no-cache", action="store_true", help="run every page, even unchanged ones")
@@ -35,6 +41,22 @@ def main(argv: list[str] | None = None) -> int:
 
     lint = sub.add_parser("lint", help="check front matter, tags, sections, signatures and links")
     lint.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
+
+    cl = sub.add_parser("claims", help="claim findings (HB100-HB105) of every page, audited or not, and the audit")
+    cl.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
+
+    us = sub.add_parser("usage", help="rank torch APIs by the files of a body of code that use them; page coverage")
+    us.add_argument("paths", nargs="+", help="folders or files of Python code and notebooks")
+    us.add_argument("--write", action="store_true", help="store the ranking in usage/ranking.json")
+    us.add_argument("--top", type=int, default=40, help="rows to print")
+
+    tr = sub.add_parser(
+        "i18n", help="translations: update the PO files from the English pages, or list what is not current"
+    )
+    tr.add_argument("action", choices=["update", "status"])
+    tr.add_argument("paths", nargs="*", help="pages or folders (default: docs/)")
+    tr.add_argument("--language", default="zh")
+    tr.add_argument("--untranslated", action="store_true", help="status: list untranslated paragraphs too")
 
     sub.add_parser("codes", help="list the lint codes")
 
@@ -97,9 +119,10 @@ def main(argv: list[str] | None = None) -> int:
             report = verify(
                 args.paths or None,
                 devices=devices,
-                update=args.update,
+                update=args.update or args.measure,
+                measure=args.measure,
                 jobs=args.jobs,
-                use_cache=not args.no_cache,
+                use_cache=not (args.no_cache or args.measure),
                 record_path=None if args.no_record else record.RECORD,
                 **({"block_limit": args.max_output} if args.max_output else {}),
             )
@@ -118,6 +141,20 @@ def main(argv: list[str] | None = None) -> int:
         from handbook.lint.rules import main as lint_main
 
         return lint_main(args.paths or None)
+    if args.command == "claims":
+        from handbook.lint.claims import main as claims_main
+
+        return claims_main(args.paths or None)
+    if args.command == "usage":
+        from handbook.usage.rank import main as usage_main
+
+        return usage_main(args.paths, write=args.write, top=args.top)
+    if args.command == "i18n":
+        from handbook.i18n import cli as i18n_cli
+
+        if args.action == "update":
+            return i18n_cli.update(args.paths or None, args.language)
+        return i18n_cli.status(args.paths or None, args.language, args.untranslated)
     if args.command == "codes":
         from handbook.lint.rules import CODES
 

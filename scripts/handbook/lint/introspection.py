@@ -1,4 +1,4 @@
-"""HB066: an example that looks into the verifier's runner instead of at torch.
+"""HB067: an example that looks into the verifier's runner instead of at torch.
 
 The sandbox keeps a page from touching anything outside itself, and the warm process accepts one answer per
 request; but an example runs in the same process as the runner that reports on it, so it can always find the

@@ -6,6 +6,7 @@ has a failing fixture page for every one of them.
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import sys
@@ -17,11 +18,14 @@ from pathlib import Path
 import jsonschema
 
 from handbook import DOCS, EXAMPLES, ROOT
+from handbook.i18n import catalog, glossary
+from handbook.lint import audit, claims
 from handbook.lint import categories as category_vocabulary
 from handbook.lint import introspection
 from handbook.lint import maps as maps_module
 from handbook.lint import tags as vocabulary
 from handbook.lint.signatures import parameters_of, resolve
+from handbook.verify import record as records
 from handbook.verify.document import Page, parse_page, relpath
 
 SCHEMA = Path(__file__).with_name("frontmatter.schema.json")
@@ -55,7 +59,8 @@ CODES = {
     "HB063": "fence line holds a backtick, so Markdown does not treat it as a fence",
     "HB064": "a machine-dependent example (machine=) has an output block on the page",
     "HB065": "code fence is never closed, so it runs to the end of the page",
-    "HB066": "example looks into the verifier (its modules, gc's object lists, frames, its pipes): it could fake "
+    "HB066": "a CUDA-only block has an output block, but no CUDA run of the page is recorded",
+    "HB067": "example looks into the verifier (its modules, gc's object lists, frames, its pipes): it could fake "
     "its own verdict",
     "HB070": "related API does not resolve in the installed torch",
     "HB071": "api page is not at the path its API name gives",
@@ -65,6 +70,9 @@ CODES = {
     "HB092": "migration-map row needs an example on its page, and has none",
     "HB093": "page shows a migration map that does not exist",
     "HB094": "migration map is not shown by any page",
+    **claims.CODES,
+    "HB120": "a paragraph's Chinese translation is out of date: its English source changed since it was translated",
+    "HB121": "a Chinese translation renders a glossary term (i18n/glossary.yml) another way than the glossary",
 }
 
 
@@ -102,16 +110,6 @@ def _resolves(name: str) -> str | None:
         return str(exc)
     except Exception as exc:  # noqa: BLE001 - importing arbitrary modules can fail in any way
         return f"{name} cannot be imported: {type(exc).__name__}: {exc}"
-    return None
-
-
-def _section_lines(page: Page, title: str) -> tuple[int, int] | None:
-    """First and last line (exclusive) of the H2 section with this title."""
-    h2 = [h for h in page.headings if h.level == 2]
-    for i, h in enumerate(h2):
-        if h.text == title:
-            end = h2[i + 1].line if i + 1 < len(h2) else len(page.text.split("\n")) + 1
-            return h.line, end
     return None
 
 
@@ -224,7 +222,7 @@ def api_resolves_and_parameters(page: Page):
     if real is None:
         yield page.front_lines.get("api", 1), "HB033", f"cannot read the signature of {api}"
         return
-    span = _section_lines(page, "Parameters")
+    span = page.section("Parameters")
     if span is None:
         return
     lines = page.text.split("\n")
@@ -280,7 +278,7 @@ def since_and_version_tags(page: Page):
 def examples_present(page: Page):
     if page.kind == "api":
         for title_, code in (("Examples", "HB040"), ("Common pitfalls", "HB041")):
-            span = _section_lines(page, title_)
+            span = page.section(title_)
             if span and not any(span[0] < e.line < span[1] for e in page.examples):
                 yield span[0], code, f"no example under {title_}"
     elif page.kind == "comparison":
@@ -289,6 +287,54 @@ def examples_present(page: Page):
             yield 1, "HB042", "comparison page has no side-by-side table"
         if not page.examples:
             yield 1, "HB043", "comparison page has no example"
+
+
+@check
+def cuda_outputs_come_from_cuda_runs(page: Page):
+    """Only a real CUDA run writes a CUDA-only block's output (verify --update on a GPU); before one is recorded for
+    the page, such a block carries none and the page labels it "not run"."""
+    cuda_only = [e for e in page.examples if e.options.devices == ("cuda",) and (e.output or e.cuda_output)]
+    if cuda_only and not _record().get("pages", {}).get(page.rel, {}).get("cuda"):
+        for ex in cuda_only:
+            yield (
+                ex.line,
+                "HB066",
+                f"{ex.name} runs on CUDA only and no CUDA run of this page is recorded: remove its output",
+            )
+
+
+@lru_cache(maxsize=1)
+def _record() -> dict:
+    return records.load()
+
+
+@check
+def translations_current(page: Page):
+    """A translation made from English that has changed since: the page shows the English with a note until the
+    paragraph is translated again (python -m handbook i18n status lists them all)."""
+    for language in catalog.LANGUAGES:
+        for unit in catalog.status(page, language).outdated or []:
+            yield unit.line, "HB120", f"the {language} translation of this {unit.kind} is out of date (i18n/{language})"
+        po = catalog.load(page, language)
+        for entry in po or []:
+            if entry.obsolete or not entry.msgstr or "fuzzy" in entry.flags:
+                continue
+            for term, wanted, variant in glossary.misused(entry.msgid, entry.msgstr):
+                line = int(entry.occurrences[0][1]) if entry.occurrences else 1
+                yield (
+                    line,
+                    "HB121",
+                    f"'{term}' is {wanted} in this handbook, not {variant} ({catalog.po_path(page, language).name})",
+                )
+
+
+@check
+def unbacked_claims(page: Page):
+    """Prose a reader could test that no executed block backs (lint/claims.py)."""
+    # Pages of docs/ are held to these codes once the claims audit has read them (audit/*.yml); until then
+    # `python -m handbook claims` lists their findings.
+    if not page.unreadable and (not page.rel.startswith("docs/") or page.rel in audit.audited()):
+        yield from claims.findings(page, _api(page))
 
 
 @check
@@ -312,13 +358,33 @@ def related_resolve(page: Page):
                 yield page.front_lines.get("related", 1), "HB070", f"related API {name!r}: {_resolves(name)}"
 
 
+def expected_paths(api: str) -> tuple[str, ...]:
+    """docs/-relative paths an API's page may have: its dotted name, lowercased. Where another API differs only
+    in case (torch.Tensor, the class, and torch.tensor, the function), the capitalized one may instead take
+    `-class` (or `-attribute`), so that both can have a page; a module of that name (torch.optim.adam beside
+    torch.optim.Adam) has no page and clashes with nothing."""
+    want = api.lower().replace(".", "/")
+    parent, _, last = api.rpartition(".")
+    twin = f"{parent}.{last.lower()}"
+    if (
+        last != last.lower()
+        and twin != api
+        and not _resolves(twin)
+        and not inspect.ismodule(resolve(twin))
+        and resolve(twin) is not resolve(api)
+    ):
+        suffix = "-class" if inspect.isclass(resolve(api)) else "-attribute"  # torch.Tensor.T beside Tensor.t
+        return want + ".md", want + suffix + ".md"
+    return (want + ".md",)
+
+
 @check
 def page_path(page: Page):
     api = _api(page)
     if api:
-        want = api.lower().replace(".", "/") + ".md"
-        if not page.path.as_posix().endswith("/" + want):
-            yield 1, "HB071", f"page for {api} must live at docs/{want}"
+        wants = expected_paths(api)
+        if not any(page.path.as_posix().endswith("/" + want) for want in wants):
+            yield 1, "HB071", f"page for {api} must live at " + " or ".join(f"docs/{w}" for w in wants)
 
 
 @check
@@ -335,7 +401,7 @@ def looks_into_the_verifier(page: Page):
     for example in page.examples:
         for line, what in introspection.findings(example.code):
             where = example.line if example.include else example.code_line + line - 1
-            yield where, "HB066", f"{what}: an example may fake its own verdict so; examples look at torch only"
+            yield where, "HB067", f"{what}: an example may fake its own verdict so; examples look at torch only"
 
 
 def lint_maps(pages: list[Page], folder: Path = maps_module.MAPS) -> Iterator[Finding]:

@@ -40,7 +40,7 @@ def resolve(name: str):
     raise LookupError(f"{name} does not exist (module {parts[0]!r} cannot be imported)")
 
 
-def _split_top_level(text: str) -> list[str]:
+def split_top_level(text: str) -> list[str]:
     out, depth, current = [], 0, ""
     for ch in text:
         if ch in "([{":
@@ -70,7 +70,7 @@ def _inside_parentheses(line: str) -> str:
 
 def _names_from_text(params: str) -> list[str]:
     names = []
-    for part in _split_top_level(params):
+    for part in split_top_level(params):
         part = part.strip().split("=")[0].split(":")[0].strip().lstrip("*").strip()
         if part and part not in ("/", "self") and part.isidentifier():
             names.append(part)
@@ -122,7 +122,10 @@ def parameters_of(name: str) -> list[str] | None:
 
 
 def parameters(obj) -> list[str] | None:
-    """Parameter names of the real signature, without self; None when no signature can be read."""
+    """Parameter names of the real signature, without self; None when no signature can be read. What is not
+    called (a dtype, a constant, a Tensor attribute such as `ndim`) has none: []."""
+    if not callable(obj):
+        return []
     try:
         sig = inspect.signature(obj)
         params = [p for p in sig.parameters.values() if p.name != "self"]
@@ -159,3 +162,36 @@ def signature_text(name: str) -> str | None:
         return f"{name.rsplit('.', 1)[-1]}{inspect.signature(obj)}"
     except (TypeError, ValueError):
         return None
+
+
+_UNKNOWN = object()
+
+
+class SourceText(str):
+    """A default read from a docstring's signature line: Python source text, not the value."""
+
+
+def defaults_of(name: str) -> dict[str, object]:
+    """Each parameter's default as the installed torch states it, for the parameters whose default can be read:
+    the value from inspect.signature, else the text of the docstring's signature lines ("0", "None", "'mean'"; a
+    default that differs between overloads is left out)."""
+    obj = resolve(name)
+    found: dict[str, object] = {}
+    try:
+        for p in inspect.signature(obj).parameters.values():
+            if p.default is not inspect.Parameter.empty:
+                found[p.name] = p.default
+    except (TypeError, ValueError):
+        pass
+    seen: dict[str, object] = {}
+    for line in docstring_signatures(obj):
+        for part in split_top_level(_inside_parentheses(line)):
+            key, sep, value = part.partition("=")
+            key = key.split(":")[0].strip().lstrip("*").strip()
+            if sep and key.isidentifier():
+                value = value.strip()
+                seen[key] = value if seen.get(key, value) == value else _UNKNOWN
+    for key, value in seen.items():
+        if value is not _UNKNOWN:
+            found.setdefault(key, SourceText(value))
+    return {k: v for k, v in found.items() if " at 0x" not in repr(v)}

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import difflib
+import html
 import json
 import re
 import sys
@@ -21,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from handbook import DOCS, ROOT
+from handbook.verify.document import parse_page
 
 SCHEMA = Path(__file__).with_name("changes.schema.json")
 COMMITTED = ROOT / "changes"  # committed reports: changes/torch-X.Y.Z.json feed the generated page
@@ -42,8 +44,6 @@ _WARN = re.compile(r"Warning\b")
 
 def documented_apis(docs: Path = DOCS) -> dict[str, str]:
     """api name -> page (docs-relative path) for every api page."""
-    from handbook.verify.document import parse_page
-
     found = {}
     for path in sorted(docs.rglob("*.md")):
         page = parse_page(path)
@@ -55,8 +55,6 @@ def documented_apis(docs: Path = DOCS) -> dict[str, str]:
 
 def covered_names(docs: Path = DOCS) -> set[str]:
     """Every API a page names in its front matter: api pages' `api:` and any page's `related:`."""
-    from handbook.verify.document import parse_page
-
     names = set()
     for path in sorted(docs.rglob("*.md")):
         front = parse_page(path).front
@@ -415,14 +413,8 @@ def page_path(report: dict) -> str:
     return f"changes/torch-{version(report, 'new')}.md"
 
 
-def anchor_id(line: int) -> str:
-    return f"line-{line}"
-
-
 def _current_lines(rel: str, docs: Path) -> dict[str, int]:
     """code hash -> line of that example in the page as it is now (reports name examples by line when written)."""
-    from handbook.verify.document import parse_page
-
     path = docs / rel
     if not path.exists():
         return {}
@@ -442,36 +434,115 @@ def resolved(report: dict, docs: Path = DOCS) -> list[dict]:
     return out
 
 
+# The groups of the site page, in reading order: what a reader of the new release meets first.
+READER_GROUPS = (
+    ("New APIs and parameters", ("new-api", "api", "parameter")),
+    ("Behaviour changes", ("behaviour",)),
+    ("New warnings and deprecations", ("warning",)),
+    ("Error messages", ("error-text",)),
+)
+_VERSIONS = re.compile(r"\d+\.\d+(?:\.\d+)?(?:\+\w+)?|\bcu\d+\b")
+_CARETS = re.compile(r"^\s*[~^]+\s*$", re.M)
+
+
+def noise(entry: dict) -> bool:
+    """Outputs that differ only in version strings (torch 2.14.1+cu130 → 2.15.0+cu132) or traceback markers
+    (^^^^) say nothing about torch's behaviour."""
+    if "old_output" not in entry:
+        return False
+    old, new = (
+        [line.rstrip() for line in _CARETS.sub("", _VERSIONS.sub("V", entry[k])).split("\n") if line.strip()]
+        for k in ("old_output", "new_output")
+    )
+    return old == new
+
+
+def _words_diff(old: str, new: str) -> str:
+    """The first differing line of two outputs, word by word: removed words struck through, added ones bold."""
+    old_lines, new_lines = old.strip().split("\n"), new.strip().split("\n")
+    pair = next(((a, b) for a, b in zip(old_lines, new_lines, strict=False) if a != b), None)
+    if pair is None:
+        pair = (
+            old_lines[-1] if len(old_lines) > len(new_lines) else "",
+            new_lines[-1] if len(new_lines) > len(old_lines) else "",
+        )
+    a, b = pair[0].split(" "), pair[1].split(" ")
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
+        if op == "equal":
+            out.append(html.escape(" ".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(f"<del>{html.escape(' '.join(a[i1:i2]))}</del>")
+        if j2 > j1:
+            out.append(f"<ins>{html.escape(' '.join(b[j1:j2]))}</ins>")
+    return f'<code class="hb-diff">{" ".join(out)}</code>'
+
+
+def _line(entry: dict, link) -> str:
+    """One change in plain words, linked to its page and example."""
+    where = link(entry)
+    kind = entry["kind"]
+    if kind in ("api", "new-api"):
+        what = {"added": "is new", "removed": "was removed"}.get(entry["change"])
+        if what is None:
+            before, after = entry["change"].split(" → ")
+            what = f"is now a {after} (before, a {before})"
+        return f"- `{entry['api']}` {what}" + (f" — {where}" if entry.get("page") else "")
+    if kind == "parameter":
+        verb = "has a new parameter" if entry["change"] == "added" else "lost its parameter"
+        return f"- `{entry['api']}` {verb} `{entry['parameter']}` — {where}"
+    if kind == "warning" and not entry["old_output"].lstrip().startswith(
+        ("DeprecationWarning", "FutureWarning", "UserWarning")
+    ):
+        return f"- {where}: now warns — `{_clip(entry['new_output'])}`"
+    if kind == "error-text":
+        return f"- {where}: the error message changed: {_words_diff(entry['old_output'], entry['new_output'])}"
+    return f"- {where}: the output changed: {_words_diff(entry['old_output'], entry['new_output'])}"
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split()).replace("`", "'")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def page(report: dict, docs: Path = DOCS) -> str:
-    """The 'What changed in torch X' page: every entry links its handbook page (and example, by anchor)."""
+    """The 'What changed in torch X' page: one line per change in plain words, grouped for a reader, each linked
+    to its page and example, the changed words marked; outputs that differ only in version strings are left out
+    (and counted)."""
     old, new = version(report, "old"), version(report, "new")
-    short = ".".join(new.split(".")[:2])
-    shown = [e for e in resolved(report, docs) if e["kind"] != "lint"]
+    entries = [e for e in resolved(report, docs) if e["kind"] != "lint"]
+    shown = [e for e in entries if not noise(e)]
+    titles: dict[str, str] = {}
 
     def link(e: dict) -> str:
         if not e.get("page"):
             return ""
         if not (docs / e["page"]).exists():  # a docs folder without that page (a fixture site): no broken link
             return e["page"]
-        target = f"../{e['page']}" + (f"#{anchor_id(e['line'])}" if e.get("line") else "")
-        text = e["page"] + (f":{e['line']}" if e.get("line") else "")
-        return f"[{text}]({target})"
+        if e["page"] not in titles:
+            h1 = next((h.text for h in parse_page(docs / e["page"]).headings if h.level == 1), e["page"])
+            titles[e["page"]] = h1.strip("`")
+        name = titles[e["page"]]
+        target = f"../{e['page']}" + (f"#example-{e['line']}" if e.get("line") else "")
+        return f"[{name}]({target})" + (f" ([example]({target}))" if e.get("line") else "")
 
-    counts = ", ".join(
-        f"{sum(1 for e in shown if e['kind'] == k)} {KINDS[k].lower()}"
-        for k in KINDS
-        if any(e["kind"] == k for e in shown)
-    )
     lines = [
         f"# What changed in torch {new}",
         "",
-        f"Generated at site build from the upgrade report `changes/torch-{new}.json` (written by `python -m handbook"
-        f" upgrade`): every example of the handbook run with torch {old} and with torch {new} on the same pages, and"
-        f" the signatures of the APIs it documents read in both. {len(shown)} entries: {counts}. The pages linked"
-        f' here document torch {new}; where a behaviour changed they say "since {short} …; before, …".',
-        "",
-        *_sections({**report, "entries": shown}, link, statuses=False),
+        f"Every example of the handbook was run with torch {old} and with torch {new}, and the signatures of the APIs"
+        f" it documents read in both (`python -m handbook upgrade`; the report is `changes/torch-{new}.json`). "
+        f"{len(shown)} changes, one line each, grouped; removed words are struck through, added ones in bold.",
     ]
+    if len(entries) > len(shown):
+        lines += [
+            "",
+            f"{len(entries) - len(shown)} outputs that differ only in version strings or traceback markers are left out.",
+        ]
+    for heading, kinds in READER_GROUPS:
+        group = [e for e in shown if e["kind"] in kinds]
+        if group:
+            lines += ["", f"## {heading}", "", *(_line(e, link) for e in group)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -494,17 +565,6 @@ def note(report: dict, rel: str, entries: list[dict]) -> str:
         f"    [What changed in torch {new}]({target}) lists {len(entries)} change(s) shown on this page: "
         f"{', '.join(kinds)}.\n"
     )
-
-
-def add_anchors(text: str, entries: list[dict]) -> str:
-    """An anchor for each example an entry names, on the blank line before its fence (so no line moves)."""
-    lines = text.split("\n")
-    for e in entries:
-        n = e.get("line")
-        if n and n >= 2 and not lines[n - 2].strip():
-            indent = lines[n - 1][: len(lines[n - 1]) - len(lines[n - 1].lstrip())]
-            lines[n - 2] = f'{indent}<a id="{anchor_id(n)}"></a>'
-    return "\n".join(lines)
 
 
 def insert_note(markdown_text: str, note_text: str) -> str:

@@ -10,6 +10,7 @@ import html
 import re
 from pathlib import Path
 
+from handbook.i18n.strings import t
 from handbook.releases import versions
 from handbook.verify.document import Page
 
@@ -24,19 +25,37 @@ def _label(release: str) -> str:
 def added_text(found: dict, releases: list[str]) -> str:
     added = found.get("added")
     if added is None:
-        return "not found in any probed release"
+        return t("not found in any probed release")
     oldest = releases[0]
     if added.startswith("≤"):
         first = next(r for r in releases if found["status"].get(r) == "present")
         if first == oldest:
-            return f"{added} (present in the oldest release probed, {oldest}; earlier releases were not probed)"
-        return f"{added} (first found in {first}; the release before it was not probed)"
+            return t(
+                "{added} (present in the oldest release probed, {oldest}; earlier releases were not probed)",
+                added=added,
+                oldest=oldest,
+            )
+        return t("{added} (first found in {first}; the release before it was not probed)", added=added, first=first)
     first = next(r for r in releases if found["status"].get(r) == "present")
-    return f"**{added}** (first found in torch {first})"
+    return t("**{added}** (first found in torch {first})", added=added, first=first)
+
+
+def added_label(page: Page, data: dict | None = None) -> str | None:
+    """ "Added in torch 2.4" (or "In torch ≤ 1.13") for the page's API, from the probe; None without data."""
+    api = (page.front or {}).get("api")
+    if page.kind != "api" or not api:
+        return None
+    data = versions.load() if data is None else data
+    added = ((data or {}).get("apis", {}).get(api) or {}).get("added")
+    if not added:
+        return None
+    if added.startswith("≤"):
+        return t("In torch {added}", added=added.replace("≤", "≤ "))
+    return t("Added in torch {added}", added=added)
 
 
 def _default(value) -> str:
-    return "required" if value is None else f"`{value}`"
+    return t("required") if value is None else f"`{value}`"
 
 
 def parameter_lines(found: dict) -> list[str]:
@@ -46,12 +65,12 @@ def parameter_lines(found: dict) -> list[str]:
     for name, p in (found.get("parameters") or {}).items():
         notes = []
         if p["added"] != api_added and not p["added"].startswith("≤"):
-            notes.append(f"added in {p['added']}")
+            notes.append(t("added in {release}", release=p["added"]))
         if "removed" in p:
-            notes.append(f"removed in {p['removed']}")
+            notes.append(t("removed in {release}", release=p["removed"]))
         if "defaults" in p:
             steps = " → ".join(f"{_default(d['value'])} ({d['since']})" for d in p["defaults"])
-            notes.append(f"default changed: {steps}")
+            notes.append(t("default changed: {steps}", steps=steps))
         if notes:
             out.append(f"`{name}`: {'; '.join(notes)}")
     return out
@@ -66,62 +85,198 @@ def _matching(page: Page, recorded: list[dict]) -> list[tuple[int, object, dict]
     return found
 
 
-def _strip(releases: list[str], found: dict, examples: list[dict]) -> list[str]:
-    head = "| torch | " + " | ".join(_label(r) for r in releases) + " |"
-    rule = "|---|" + "---|" * len(releases)
-    row = "| API present | " + " | ".join(STATE[found["status"].get(r, "unknown")] for r in releases) + " |"
-    lines = [head, rule, row]
-    if examples:
-        cells = []
-        for r in releases:
-            ran = [e["results"][r] for e in examples if r in e["results"] and e["results"][r] != "skipped"]
-            shown = sum(1 for v in ran if v in SHOWN)
-            cells.append(f"{shown}/{len(ran)}" if ran else "·")
-        lines.append("| examples as shown | " + " | ".join(cells) + " |")
-    return lines
+def _cell(release: str, found: dict, examples: list[dict]) -> str:
+    state = found["status"].get(release, "unknown")
+    ran = [e["results"][release] for e in examples if release in e["results"] and e["results"][release] != "skipped"]
+    shown = sum(1 for v in ran if v in SHOWN)
+    kind = {"present": "ok", "absent": "absent"}.get(state, "unknown")
+    if kind == "ok" and shown < len(ran):
+        kind = "differs"
+    count = f" {shown}/{len(ran)}" if ran else ""
+    api = t({"present": "API present", "absent": "API absent", "unknown": "not probed"}[state])
+    title = t("torch {release}: {api}", release=release, api=api)
+    if ran:
+        title += t("; {shown} of {ran} blocks print or assert what this page shows", shown=shown, ran=len(ran))
+    return (
+        f'<span class="hb-rel hb-rel-{kind}" title="{html.escape(title)}">'
+        f"<b>{_label(release)}</b> {STATE[state]}{count}</span>"
+    )
+
+
+def strip(releases: list[str], found: dict, examples: list[dict]) -> list[str]:
+    """One small cell per release, wrapping to the width of a phone: API present, blocks as shown."""
+    cells = [_cell(r, found, examples) for r in releases]
+    legend = t("✓ API present · — absent · n/m: blocks (examples and checks) that print or assert what this page shows")
+    return ['<div class="hb-strip">', *cells, "</div>", "", f'<p class="hb-strip-legend">{legend}</p>']
 
 
 def _fence(text: str, title: str, indent: str) -> list[str]:
     fence = "````" if "```" in text else "```"
-    body = [f"{indent}{line}" if line else "" for line in (text.rstrip("\n") or "(prints nothing)").split("\n")]
+    body = [f"{indent}{line}" if line else "" for line in (text.rstrip("\n") or t("(prints nothing)")).split("\n")]
     return [f'{indent}{fence}text title="{title}"', *body, f"{indent}{fence}"]
 
 
-def example_lines(page: Page, matched, releases: list[str]) -> list[str]:
-    if not matched:
-        return ["- **Examples**: this page's examples changed since the last probe; run `versions probe --again`."]
-    ranges = []
+def anchor(ex) -> str:
+    """The anchor the render step puts before every example and check (render.py)."""
+    return f"example-{ex.line}"
+
+
+def _what(ex) -> str:
+    label = t("check at line {line}" if ex.is_check else "example at line {line}", line=ex.line)
+    return f"[{label}](#{anchor(ex)})"
+
+
+def _span(releases: list[str], chosen) -> str:
+    ranges = versions._ranges(releases, set(chosen))
+    return ", ".join(_label(a) if a == b else f"{_label(a)} … {_label(b)}" for a, b in ranges)
+
+
+def _grouped(matched, releases: list[str], outcome: str) -> list[tuple[str, list]]:
+    """Releases grouped by which blocks had this outcome there: [(span of releases, [blocks])]."""
+    by_release = {r: tuple(ex.line for _, ex, e in matched if e["results"].get(r) == outcome) for r in releases}
+    groups: dict[tuple, list[str]] = {}
     for r in releases:
-        if all(e["results"].get(r) in (*SHOWN, "skipped", None) for _, _, e in matched) and any(
-            e["results"].get(r) in SHOWN for _, _, e in matched
-        ):
-            ranges.append(r)
-    all_ok = versions._ranges(releases, set(ranges))
-    span = ", ".join(_label(a) if a == b else f"{_label(a)} … {_label(b)}" for a, b in all_ok)
+        if by_release[r]:
+            groups.setdefault(by_release[r], []).append(r)
+    lines_of = {ex.line: ex for _, ex, _ in matched}
+    return [(_span(releases, rs), [lines_of[n] for n in key]) for key, rs in groups.items()]
+
+
+MESSAGE_LIMIT = 200  # characters of an error message quoted in a one-line entry
+
+
+def code(text: str) -> str:
+    """Inline code for any text, backticks included (CommonMark: a longer backtick string around it)."""
+    text = " ".join(text.split())
+    if len(text) > MESSAGE_LIMIT:
+        text = text[: MESSAGE_LIMIT - 1] + "…"
+    ticks = "`" * (max((len(m) for m in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or len(ticks) > 1 else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _state(e: dict, r: str) -> str:
+    v = e["results"].get(r)
+    if v in SHOWN:
+        return t("prints or asserts what this page shows")
+    if v == "differs":
+        return t("printed other output")
+    error = (e.get("errors") or {}).get(r)
+    return t("failed: {error}", error=code(error)) if error else t("failed")
+
+
+def _outcome_key(e: dict, r: str):
+    """What a release did with a block, as compared between releases (None: not comparable there)."""
+    v = e["results"].get(r)
+    if v in SHOWN:
+        return "shown"
+    if v == "differs":
+        return ("differs", (e.get("outputs") or {}).get(r))
+    if v == "error":
+        return ("error", (e.get("errors") or {}).get(r))
+    return None  # skipped, missing-api, unavailable, not probed
+
+
+def behaviour_changes(matched, releases: list[str], found: dict) -> list[str]:
+    """One line per change of a block's outcome between two adjacent releases that both have the API."""
+    out = []
+    for _, ex, e in matched:
+        for before, after in zip(releases, releases[1:], strict=False):
+            a, b = _outcome_key(e, before), _outcome_key(e, after)
+            both = found["status"].get(before) == "present" and found["status"].get(after) == "present"
+            if a is None or b is None or a == b or not both:
+                continue
+            out.append(
+                t(
+                    "- **{after}**: the {what} {now}; on {before}, it {then}.",
+                    after=_label(after),
+                    what=_what(ex),
+                    now=_state(e, after),
+                    before=_label(before),
+                    then=_state(e, before),
+                )
+            )
+    return out
+
+
+def example_lines(page: Page, matched, releases: list[str], found: dict | None = None) -> list[str]:
+    if not matched:
+        return [
+            f"- {t('**Examples**')}: "
+            + t("this page's examples changed since the last probe; run `versions probe --again`.")
+        ]
+    found = found or {"status": {}}
+    ok = [
+        r
+        for r in releases
+        if all(e["results"].get(r) in (*SHOWN, "skipped", None) for _, _, e in matched)
+        and any(e["results"].get(r) in SHOWN for _, _, e in matched)
+    ]
+    span = _span(releases, ok)
+    checks = sum(ex.is_check for _, ex, _ in matched)
+    blocks = t("{n} examples", n=len(matched) - checks) + (t(" and {n} checks", n=checks) if checks else "")
+    head = f"- {t('**Examples**')}: "
     if span:
-        lines = [f"- **Examples**: every example prints what this page shows on torch {span}."]
+        lines = [
+            head + t("all {blocks} print or assert what this page shows on torch {span}.", blocks=blocks, span=span)
+        ]
     else:
-        lines = ["- **Examples**: no probed release prints everything this page shows."]
-    for outcome, what in (
-        ("missing-api", "use an API that torch {} lacks (recorded as such, not as a behaviour change)"),
-        ("error", "fail for another reason on torch {}"),
-        ("unavailable", "could not run on torch {} (no torchvision for it)"),
-    ):
-        hit = [e for _, _, e in matched if outcome in e["results"].values()]
-        where = sorted({r for e in hit for r, v in e["results"].items() if v == outcome}, key=versions.envs.key)
-        if hit:
-            lines.append(f"- {len(hit)} of {len(matched)} examples {what.format(', '.join(_label(r) for r in where))}.")
+        lines = [head + t("no probed release prints or asserts everything this page shows ({blocks}).", blocks=blocks)]
+    for where, hit in _grouped(matched, releases, "missing-api"):
+        named = "" if len(hit) == len(matched) else " (" + ", ".join(_what(ex) for ex in hit) + ")"
+        template = "On torch {where}, {hit} of {total} use an API that release lacks{named}."
+        lines.append("- " + t(template, where=where, hit=len(hit), total=len(matched), named=named))
+    for where, hit in _grouped(matched, releases, "unavailable"):
+        template = "On torch {where}, {hit} of {total} could not run (no torchvision for it)."
+        lines.append("- " + t(template, where=where, hit=len(hit), total=len(matched)))
+    for _, ex, e in matched:
+        errors = {r: (e.get("errors") or {}).get(r, "") for r in releases if e["results"].get(r) == "error"}
+        for message in dict.fromkeys(errors.values()):
+            where = _span(releases, [r for r, m in errors.items() if m == message])
+            failing = t("The {what} fails on torch {where}", what=_what(ex), where=where)
+            lines.append(f"- {failing}" + (f": {code(message)}" if message else "") + ".")
+    changes = behaviour_changes(matched, releases, found)
+    if changes:
+        lines += [
+            "",
+            t("**Behaviour changes** (a block's outcome changed between two releases that both have the API):"),
+            "",
+        ]
+        lines += changes
     for _, ex, e in matched:
         differs = [r for r in releases if e["results"].get(r) == "differs"]
         if not differs:
             continue
         where = ", ".join(_label(r) for r in differs)
-        lines += ["", f'??? note "Example at line {ex.line}: output differs on torch {where}"', ""]
-        lines += _fence(ex.expected("cpu"), "As this page shows", "    ")
+        title = t("Example at line {line}: output differs on torch {where}", line=ex.line, where=where)
+        lines += ["", f'??? note "{title}"', ""]
+        lines += [f"    [{t('The example on this page')}](#{anchor(ex)})", ""]
+        lines += _fence(ex.expected("cpu"), t("As this page shows"), "    ")
         for output_hash in dict.fromkeys(e["outputs"][r] for r in differs):
             on = ", ".join(_label(r) for r in differs if e["outputs"][r] == output_hash)
-            lines += [""] + _fence(e["texts"][output_hash], f"On torch {on}", "    ")
+            lines += [""] + _fence(e["texts"][output_hash], t("On torch {on}", on=on), "    ")
     return lines
+
+
+def holds_since(page: Page, index: int, data: dict | None = None) -> str | None:
+    """For a check: the release from which it holds on every probed release, when it fails on earlier ones where
+    the API exists; None when it holds throughout or has no data."""
+    data = versions.load() if data is None else data
+    if not data:
+        return None
+    recorded = data.get("pages", {}).get(page.rel, {}).get("examples", [])
+    ex = page.examples[index]
+    if index >= len(recorded) or recorded[index]["code"] != ex.code_hash:
+        return None
+    results = recorded[index]["results"]
+    releases = [r["release"] for r in data["releases"] if r["release"] in results]
+    holding = [r for r in releases if results[r] in SHOWN]
+    if not holding or holding[-1] != releases[-1]:
+        return None
+    first = holding[0]
+    tail = releases[releases.index(first) :]
+    failed_before = any(results[r] in ("error", "differs") for r in releases[: releases.index(first)])
+    return _label(first) if all(results[r] in SHOWN for r in tail) and failed_before else None
 
 
 def section(page: Page, data: dict | None = None) -> list[str]:
@@ -130,34 +285,44 @@ def section(page: Page, data: dict | None = None) -> list[str]:
     if page.kind != "api" or not api:
         return []
     data = versions.load() if data is None else data
-    lines = ["", "## Version history", ""]
+    lines = ["", f"## {t('Version history')} {{#version-history}}", ""]
     found = (data or {}).get("apis", {}).get(api)
     if found is None:
-        return [*lines, "Not probed yet: `python -m handbook versions probe --again` measures it.", ""]
+        return [*lines, t("Not probed yet: `python -m handbook versions probe --again` measures it."), ""]
     releases = [r["release"] for r in data["releases"]]
     examples = data["pages"].get(page.rel, {}).get("examples", [])
     matched = _matching(page, examples)
     lines += [
-        f"Measured by running this page against each torch release from {releases[0]} to {releases[-1]} "
-        f"({len(releases)} releases probed).",
+        t(
+            "Measured by running this page against each torch release from {first} to {last} ({n} releases probed).",
+            first=releases[0],
+            last=releases[-1],
+            n=len(releases),
+        ),
         "",
-        *_strip(releases, found, [e for _, _, e in matched]),
+        *strip(releases, found, [e for _, _, e in matched]),
         "",
-        f"- **Added**: {added_text(found, releases)}",
+        f"- {t('**Added**')}: {added_text(found, releases)}",
     ]
     if "removed" in found:
-        lines.append(f"- **Removed**: {found['removed']}")
+        lines.append(f"- {t('**Removed**')}: {found['removed']}")
     params = parameter_lines(found)
     if params:
-        lines.append("- **Parameters**: " + "; ".join(params))
+        lines.append(f"- {t('**Parameters**')}: " + "; ".join(params))
     deprecated = found.get("deprecated")
     if deprecated:
-        until = f", until {deprecated['until']}" if "until" in deprecated else ""
-        lines.append(
-            f"- **Deprecated** since {deprecated['since']}{until}: {deprecated['category']} "
-            f"“{html.escape(deprecated['message'], quote=False)}”"
-        )
-    lines += example_lines(page, matched, releases)
+        message = html.escape(" ".join(deprecated["message"].split()), quote=False)
+        if "until" in deprecated:  # the warning stopped: the deprecation was carried out, or withdrawn
+            when = t(
+                "on {since} until the release before {until} (not emitted from {until} on; see the behaviour changes)",
+                since=deprecated["since"],
+                until=deprecated["until"],
+            )
+            lines.append(f"- {t('**Deprecation warning**')} {when}: {deprecated['category']} “{message}”")
+        else:
+            when = t("since {since}", since=deprecated["since"])
+            lines.append(f"- {t('**Deprecated**')} {when}: {deprecated['category']} “{message}”")
+    lines += example_lines(page, matched, releases, found)
     return [*lines, ""]
 
 

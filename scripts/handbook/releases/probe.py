@@ -117,6 +117,15 @@ def _last_line(error: str) -> str:
     return _TEMP.sub("<tmp>", lines[-1].strip() if lines else "")[:300]
 
 
+_DEPRECATED = re.compile(r"deprecat|will be removed|has been removed|no longer supported", re.I)
+_SITE = re.compile(r"^.*?/site-packages/")
+
+
+def _origin(where: str) -> str:
+    """`.../site-packages/torch/serialization.py:load` -> `torch/serialization.py:load` (the same on any machine)."""
+    return _SITE.sub("", where)
+
+
 def classify(outcome) -> dict:
     """One example's result in this release, as the version data keeps it."""
     ex = outcome.example
@@ -132,9 +141,19 @@ def classify(outcome) -> dict:
         found.update(status="differs", output=digest(actual), actual=actual[:OUTPUT_LIMIT])
     else:
         found.update(status="failed", error=_last_line(outcome.detail or outcome.reason))
-    warned = _WARNING_LINE.findall(actual) + _WARNING_LINE.findall(outcome.detail or "")
+    # Every deprecation the example's calls emitted, with the function that emitted it (its origin), declared or
+    # not: FutureWarning and DeprecationWarning, and UserWarnings whose text says deprecated or removed.
+    warned = [
+        {"category": w["category"], "message": str(w["message"]).strip(), "origin": _origin(w.get("origin", ""))}
+        for w in getattr(outcome, "warnings", [])
+        if w.get("category") in ("DeprecationWarning", "FutureWarning")
+        or (w.get("category") == "UserWarning" and _DEPRECATED.search(str(w.get("message", ""))))
+    ]
+    if not warned:  # an older runner: the warning lines of the output and the failure
+        lines = _WARNING_LINE.findall(actual) + _WARNING_LINE.findall(outcome.detail or "")
+        warned = [{"category": c, "message": m.strip()} for c, m in lines]
     if warned:
-        found["warnings"] = _unique({"category": c, "message": m.strip()} for c, m in warned)
+        found["warnings"] = _unique(warned)
     return found
 
 

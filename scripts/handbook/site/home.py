@@ -11,6 +11,7 @@ import re
 from collections import Counter
 
 from handbook.lint import tags as vocabulary
+from handbook.site import coverage
 from handbook.site.nav import Site, _flatten, by_category
 from handbook.verify import record as records
 from handbook.verify.document import Page
@@ -58,8 +59,22 @@ def verification_counts(pages: list[Page], record: dict) -> dict:
 
 def verification_summary(pages: list[Page], record: dict) -> list[str]:
     c = verification_counts(pages, record)
+    t = coverage.totals(pages, record)
+    not_run = "; ".join(f"{n:,} {html.escape(reason)}" for reason, n in sorted(t.not_run.items(), key=lambda x: -x[1]))
     lines = [
-        f"The record (`verification.json`) covers **{c['pages']} pages** holding **{c['examples']} examples**:",
+        f"The record (`verification.json`) covers **{c['pages']} pages** holding **{t.examples:,} examples** and "
+        f"**{t.checks:,} claim checks** (a check is a short assertion placed under the sentence it proves).",
+        "",
+        "| device | examples run | claim checks run |",
+        "|---|---:|---:|",
+        *(
+            f"| {label} | {t.run[d]['example']:,} | {t.run[d]['check']:,} |"
+            for d, label in (("cpu", "CPU"), ("cuda", "CUDA"))
+        ),
+        "",
+        f"Not run: {not_run or 'none'}. Each block that did not run is labelled on its page.",
+        "",
+        "Pages by state:",
         "",
         "| device | verified | stale (examples changed since) | failed | not yet verified |",
         "|---|---:|---:|---:|---:|",

@@ -30,7 +30,8 @@ def on_config(config, **kwargs):
         import jieba  # noqa: F401
     except ImportError as exc:
         raise PluginError("jieba is not installed: Chinese search would silently break (pip install jieba)") from exc
-    path = Path(config.config_file_path).with_name(search_data.FILE)
+    language = (config.extra.get("handbook") or {}).get("language", "en")
+    path = Path(config.config_file_path).with_name(search_data.file(language))
     if not path.exists():
         raise PluginError(
             f"{path} not found: this configuration is not a rendered folder's. Run `python -m handbook render`, "

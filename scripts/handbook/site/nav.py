@@ -11,9 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook import DOCS
+from handbook.i18n import catalog
+from handbook.i18n.strings import current, t
+from handbook.lint import audit
 from handbook.lint import categories as category_vocabulary
 from handbook.lint import tags as vocabulary
-from handbook.verify import record as records
+from handbook.site import coverage
+from handbook.usage import rank
 from handbook.verify.document import Page, parse_page
 
 
@@ -153,8 +157,22 @@ def by_category(section: Section) -> list[tuple[dict, list[Page]]]:
 
 
 def title(page: Page) -> str:
+    """The page's H1 (an api page's is its API name), in the language being rendered when translated."""
     h1 = next((h.text for h in page.headings if h.level == 1), None)
+    if h1 and current() != "en" and page.kind != "api":
+        h1 = catalog.translation(page, current(), "heading", h1) or h1
     return (h1 or page.path.stem).strip("`")
+
+
+def summary(page: Page) -> str:
+    text = (page.front or {}).get("summary", "") or ""
+    if text and current() != "en":
+        text = catalog.translation(page, current(), "summary", text.strip()) or text
+    return text
+
+
+def _label(category: dict) -> str:
+    return category.get(current(), category["en"])
 
 
 def nav(site: Site, docs: Path = DOCS) -> list:
@@ -164,26 +182,27 @@ def nav(site: Site, docs: Path = DOCS) -> list:
         items: list = [section.index]
         items += [section_nav(child) for child in section.children]
         for category, pages in by_category(section):
-            items.append({category["en"]: [{title(p): docs_path(p, docs)} for p in pages]})
+            items.append({_label(category): [{title(p): docs_path(p, docs)} for p in pages]})
         return {section.title: items}
 
     def flat(name: str, folder: str, pages: list[Page]) -> dict:
         return {name: [f"{folder}/index.md", *({title(p): docs_path(p, docs)} for p in pages)]}
 
     others = {docs_path(p, docs): p for p in site.other}
-    head = [{"Home": "index.md"}] if "index.md" in others else []
-    tail = [{"Contributing": "contributing.md"}] if "contributing.md" in others else []
+    head = [{t("Home"): "index.md"}] if "index.md" in others else []
+    tail = [{t("Contributing"): "contributing.md"}] if "contributing.md" in others else []
     rest = [{title(p): rel} for rel, p in sorted(others.items()) if rel not in ("index.md", "contributing.md")]
     return [
         *head,
         *(section_nav(s) for s in site.sections),
-        flat("Guides", "guides", site.guides),
-        flat("Comparisons", "comparisons", site.comparisons),
-        flat(MIGRATION[0], MIGRATION[1], site.migration),
+        flat(t("Guides"), "guides", site.guides),
+        flat(t("Comparisons"), "comparisons", site.comparisons),
+        flat(t(MIGRATION[0]), MIGRATION[1], site.migration),
         *rest,
-        {"Tags": "tags.md"},
-        {"Verification status": "verification.md"},
-        {"Deprecations": "deprecations.md"},
+        {t("Tags"): "tags.md"},
+        {t("Verification status"): "verification.md"},
+        {t("Deprecations"): "deprecations.md"},
+        {t("Errors and warnings"): "errors.md"},
         *tail,
     ]
 
@@ -196,11 +215,10 @@ def _link(page: Page, from_dir: str, docs: Path) -> str:
 
 def _listing(pages: list[Page], from_dir: str, docs: Path, what: str) -> list[str]:
     if not pages:
-        return [f"No {what} yet."]
-    lines = ["| page | summary |", "|---|---|"]
+        return [t("No {what} yet.", what=t(what))]
+    lines = [t("| page | summary |"), "|---|---|"]
     for p in pages:
-        summary = (p.front or {}).get("summary", "")
-        lines.append(f"| [{title(p)}]({_link(p, from_dir, docs)}) | {summary} |")
+        lines.append(f"| [{title(p)}]({_link(p, from_dir, docs)}) | {summary(p)} |")
     return lines
 
 
@@ -209,14 +227,14 @@ def index_pages(site: Site, docs: Path = DOCS) -> dict[str, str]:
     out: dict[str, str] = {}
     for section in _flatten(site.sections):
         folder = str(Path(section.index).parent)
-        lines = [f"# {section.title}", "", section.intro, ""]
+        lines = [f"# {section.title}", "", t(section.intro), ""]
         for child in section.children:
-            lines += [f"- [{child.title}]({Path(child.index).relative_to(folder).as_posix()}) — {child.intro}"]
+            lines += [f"- [{child.title}]({Path(child.index).relative_to(folder).as_posix()}) — {t(child.intro)}"]
         if section.children:
             lines.append("")
         groups = by_category(section)
         if groups:
-            lines += [f"{len(section.pages)} entries in {len(groups)} categories.", ""]
+            lines += [t("{n} entries in {k} categories.", n=len(section.pages), k=len(groups)), ""]
         for category, pages in groups:
             lines += [f"## {category['en']} · {category['zh']}", "", *_listing(pages, folder, docs, "entries"), ""]
         if not groups:
@@ -227,15 +245,15 @@ def index_pages(site: Site, docs: Path = DOCS) -> dict[str, str]:
         (KIND_SECTIONS["comparison"], site.comparisons),
         (MIGRATION, site.migration),
     ):
-        out[f"{folder}/index.md"] = "\n".join([f"# {name}", "", *_listing(pages, folder, docs, "pages")]) + "\n"
+        out[f"{folder}/index.md"] = "\n".join([f"# {t(name)}", "", *_listing(pages, folder, docs, "pages")]) + "\n"
     return {path: text for path, text in out.items() if not (docs / path).exists()}
 
 
 def tags_page(pages: list[Page], docs: Path = DOCS) -> str:
     lines = [
-        "# Tags",
+        f"# {t('Tags')}",
         "",
-        "Every tag of the handbook with its English and Chinese label, and the pages that carry it.",
+        t("Every tag of the handbook with its English and Chinese label, and the pages that carry it."),
         "",
         "| tag | English | 中文 | meaning | pages |",
         "|---|---|---|---|---|",
@@ -250,35 +268,111 @@ def tags_page(pages: list[Page], docs: Path = DOCS) -> str:
     return "\n".join([*lines, "", "## Pages by tag", "", "<!-- material/tags -->", ""])
 
 
-def verification_page(pages: list[Page], record: dict, docs: Path = DOCS) -> str:
-    from handbook.site.render import badge
+STATE_ORDER = {"failed": 0, "stale": 1, "partial": 2, "unverified": 3, "skipped": 4, "verified": 5}
+STATE_WORDS = {
+    "verified": "verified",
+    "failed": "failed",
+    "stale": "stale",
+    "partial": "main examples not run",
+    "unverified": "not verified",
+    "skipped": "nothing runs here",
+}
 
+
+def _module_of(page: Page, sections: list[Section]) -> str:
+    api = (page.front or {}).get("api")
+    placed = place(sections, api) if isinstance(api, str) else None
+    if placed is not None:
+        return placed.title
+    return {"guide": "guides", "comparison": "comparisons"}.get(page.kind or "", Path(page.rel).parts[1])
+
+
+def verification_page(pages: list[Page], record: dict, docs: Path = DOCS) -> str:
+    """A summary of what ran and what did not, then one compact, filterable row per page, problems first."""
+    totals = coverage.totals(pages, record)
+    sections = module_tree()
     rows, machines = [], {}
     for page in pages:
         if not page.examples:
             continue
-        states = {d: records.status(record, page.rel, d, page.examples_hash) for d in ("cpu", "cuda")}
+        states = coverage.states(page, record)
         for device, (state, info) in states.items():
             for name in (info or {}).get("machines", []) if state == "verified" else []:
-                machines.setdefault((device, name), 0)
-                machines[device, name] += 1
-        cells = [badge(d, *states[d]) for d in ("cpu", "cuda")]
-        rows.append(f"| [{title(page)}]({docs_path(page, docs)}) | {cells[0]} | {cells[1]} |")
+                machines[device, name] = machines.get((device, name), 0) + 1
+        cpu = states["cpu"][0]
+        if cpu == "verified" and coverage.main_examples_not_run(page, states):
+            cpu = "partial"
+        not_run = [r for r in (coverage.block_label(e, states) for e in page.examples) if r]
+        names = sorted({m for d in ("cpu", "cuda") for m in (states[d][1] or {}).get("machines", [])})
+        rows.append((STATE_ORDER.get(cpu, 9), page, cpu, states["cuda"][0], names, len(not_run)))
+    rows.sort(key=lambda r: (r[0], -r[5], r[1].rel))
+    run, not_run = totals.run, totals.not_run
     lines = [
         "# Verification status",
         "",
-        "Every page with examples, and what the verification record (`verification.json`, written only by the",
-        "verifier) says about it on each device and machine. A page whose examples changed after its last run shows",
-        "as stale; a page that failed on any machine shows as failed.",
+        "What the verification record (`verification.json`, written only by the verifier) says, counted over the",
+        "whole handbook; then one row per page with examples, problems first.",
+        "",
+        "## Summary",
+        "",
+        f"**{totals.pages} pages** hold **{totals.examples:,} examples** and **{totals.checks:,} claim checks**.",
+        "",
+        "| device | examples run | claim checks run |",
+        "|---|---:|---:|",
+        f"| CPU | {run['cpu']['example']:,} | {run['cpu']['check']:,} |",
+        f"| CUDA | {run['cuda']['example']:,} | {run['cuda']['check']:,} |",
+        "",
+        "Not run: "
+        + (
+            "; ".join(f"{n:,} blocks: {html.escape(r)}" for r, n in sorted(not_run.items(), key=lambda x: -x[1]))
+            or "none"
+        )
+        + ".",
         "",
         "| machine | device | pages verified |",
-        "|---|---|---|",
+        "|---|---|---:|",
         *(f"| {html.escape(name)} | {device.upper()} | {n} |" for (device, name), n in sorted(machines.items())),
-        "",
-        "| page | CPU | CUDA |",
-        "|---|---|---|",
-        *rows,
     ]
     if not machines:
-        lines[6:9] = ["No page is verified on any machine yet.", ""]
+        lines[-3:] = ["No page is verified on any machine yet."]
+    try:
+        audited = audit.load()
+    except audit.AuditError:
+        audited = []
+    if audited:
+        examined = sum(e["examined"] for e in audited)
+        corrected = sum(e["corrected"] for e in audited)
+        lines += [
+            "",
+            f"**Claims audit**: {len(audited)} pages read by an expert who tried to falsify each checkable statement "
+            f"by running code; {examined:,} statements examined, {corrected:,} corrected "
+            f"({sum(e['removed'] for e in audited):,} removed). Per page: `audit/*.yml`.",
+        ]
+    used = rank.load()
+    if used:
+        cov = rank.coverage(used["apis"], rank.page_index(docs))
+        missing = cov["100"]["missing"]
+        lines += [
+            "",
+            f"**Coverage of real usage**: of the torch APIs used in the most files of {used['files']:,} files of public "
+            f"training code ({len(used['corpus'])} repositories, `usage/corpus.yml`), "
+            f"{cov['100']['with_page']} of the top 100 and {cov['300']['with_page']} of the top 300 have a page of their own"
+            + (f"; missing from the top 100: {', '.join(f'`{m}`' for m in missing)}." if missing else "."),
+        ]
+    lines += [
+        "",
+        "## Pages",
+        "",
+        '<div class="hb-filter" hidden></div>',
+        "",
+        "| page | module | CPU | CUDA | machines | blocks not run |",
+        "|---|---|---|---|---|---:|",
+    ]
+    for _, page, cpu, cuda, names, missing_blocks in rows:
+        machines_cell = ", ".join(html.escape(n) for n in names) or "—"
+        lines.append(
+            f"| [{html.escape(title(page))}]({docs_path(page, docs)}) | {html.escape(_module_of(page, sections))} "
+            f"| {STATE_WORDS.get(cpu, cpu)} | {STATE_WORDS.get(cuda, cuda)} | {machines_cell} | {missing_blocks or ''} |"
+        )
+    lines.append("")
     return "\n".join(lines) + "\n"

@@ -11,9 +11,22 @@ from __future__ import annotations
 import inspect
 import re
 
-from handbook.lint.signatures import resolve, signature_text
+from handbook.i18n.strings import t
+from handbook.lint.signatures import resolve, signature_text, split_top_level
+from handbook.verify.record import environment
 
-UPSTREAM = "https://docs.pytorch.org/docs/stable/generated/{api}.html"
+# The reference of the pinned releases, not /stable/: the page describes that release, and stable moves on.
+UPSTREAM = "https://docs.pytorch.org/docs/{release}/generated/{api}.html"
+UPSTREAM_VISION = "https://docs.pytorch.org/vision/{release}/generated/{api}.html"
+
+
+def upstream(api: str) -> str:
+    """The official reference of this API, for the installed (pinned) torch or torchvision release."""
+    vision = api.startswith("torchvision.")
+    version = environment()["torchvision" if vision else "torch"]
+    release = ".".join(version.split("+")[0].split(".")[:2])
+    return (UPSTREAM_VISION if vision else UPSTREAM).format(release=release, api=api)
+
 
 _ROLE = re.compile(r":(?:py:)?(?:attr|func|class|meth|mod|obj|data|exc|ref|doc|const|any|term):`~?([^`]+)`")
 _MATH_ROLE = re.compile(r":math:`([^`]+)`")
@@ -167,6 +180,28 @@ def rst_to_markdown(doc: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
+WRAP = 60  # a signature longer than this is shown one parameter per line, as the official reference does
+
+
+def wrapped(line: str) -> list[str]:
+    """A long signature one parameter per line (readable on a phone), a short one as it is."""
+    if len(line) <= WRAP or "(" not in line:
+        return [line]
+    start = line.index("(")
+    depth, end = 0, None
+    for i in range(start, len(line)):
+        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(line[i], 0)
+        if depth == 0:
+            end = i
+            break
+    if end is None:
+        return [line]
+    params = [p.strip() for p in split_top_level(line[start + 1 : end]) if p.strip()]
+    if len(params) < 2:
+        return [line]
+    return [line[: start + 1], *(f"    {p}," for p in params), line[end:]]
+
+
 def official_markdown(api: str) -> list[str]:
     """Markdown lines: the signature, the converted docstring (collapsed), and the upstream link."""
     try:
@@ -176,13 +211,14 @@ def official_markdown(api: str) -> list[str]:
     lines = []
     sig = signature_text(api)
     if sig:
-        lines += ['```python title="Signature (from the installed torch)"', *sig.split("\n"), "```", ""]
+        shown = [x for line in sig.split("\n") for x in wrapped(line)]
+        lines += [f'```python title="{t("Signature (from the installed torch)")}"', *shown, "```", ""]
     doc = inspect.getdoc(obj) or ""
     body = rst_to_markdown(doc)
     if sig:  # the docstring's own signature lines are shown above
         body = "\n".join(x for x in body.split("\n") if x.strip() not in sig.split("\n"))
     if body.strip():
-        lines += ['??? quote "Official docstring (from the installed torch, examples left out)"', ""]
+        lines += [f'??? quote "{t("Official docstring (from the installed torch, examples left out)")}"', ""]
         lines += [f"    {x}" if x else "" for x in body.strip().split("\n")] + [""]
-    lines += [f"Upstream reference: [{api}]({UPSTREAM.format(api=api)})", ""]
+    lines += [f"{t('Upstream reference:')} [{api}]({upstream(api)})", ""]
     return lines

@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 from handbook import DOCS, ROOT
+from handbook.i18n.catalog import LANGUAGES
 from handbook.site import build as render_step
 from handbook.site import math, prebuilt_index, site_config, zensical_adapter
 
@@ -41,16 +42,20 @@ def build(site_dir: Path = ROOT / "site", docs: Path = DOCS, generator: str = "m
 def _convert(rendered: Path, out: Path, generator: str) -> Path:
     """The rendered offline folder through the generator; returns the site folder."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    languages = ("en", *LANGUAGES)  # each language's site; a translation's in its folder (zh/), both searchable
     if generator == "zensical":  # its own offline plugin; its search loads search.js from file:// as it is
         zensical = Path(sys.executable).with_name("zensical")
-        subprocess.run([str(zensical), "build", "-f", str(rendered / "zensical.yml")], cwd=ROOT, env=env, check=True)
-        site = site_config.site_dir("zensical", rendered)
-        zensical_adapter.apply(site)
-        return site
-    config = rendered / "mkdocs.yml"
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(out)]
-    subprocess.run(command, cwd=ROOT, env=env, check=True)
-    prebuilt_index.build(out)
+        for language in languages:
+            config = rendered / site_config.config_name("zensical", language)
+            subprocess.run([str(zensical), "build", "-f", str(config)], cwd=ROOT, env=env, check=True)
+            zensical_adapter.apply(site_config.site_dir("zensical", rendered, language))
+        return site_config.site_dir("zensical", rendered)
+    for language in languages:
+        config = rendered / site_config.config_name("mkdocs", language)
+        where = out if language == "en" else out / language
+        command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config), "-d", str(where)]
+        subprocess.run(command, cwd=ROOT, env=env, check=True)
+        prebuilt_index.build(where)
     return out
 
 

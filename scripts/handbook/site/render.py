@@ -7,11 +7,13 @@ render step (build.py) calls it for every page and writes the result into build/
 from __future__ import annotations
 
 import html
+from collections import Counter
 from pathlib import Path
 
+from handbook.i18n.strings import current, t
 from handbook.lint import maps
 from handbook.releases import history
-from handbook.site import copyable
+from handbook.site import copyable, coverage
 from handbook.site.official import official_markdown
 from handbook.verify import record as records
 from handbook.verify.document import Example, Page, parse_page
@@ -24,33 +26,56 @@ def badge(device: str, state: str, entry: dict | None) -> str:
     label = DEVICE_LABEL[device]
     machines = ", ".join(m for m in (entry or {}).get("machines", []) if m != records.UNNAMED)
     if state == "verified":
-        where = f"Verified on {label}" + (f" · {machines}" if machines else "")
+        where = t("Verified on {label}", label=label) + (f" · {machines}" if machines else "")
         text = f"{where} · torch {entry['torch']} · {entry['date']}"
     elif state == "failed" and entry and entry.get("failed_on"):
-        text = f"{label}: verification failed on {', '.join(entry['failed_on'])}"
+        text = t("{label}: verification failed on {machines}", label=label, machines=", ".join(entry["failed_on"]))
     else:
-        text = {
-            "failed": f"{label}: verification failed",
-            "stale": f"{label}: stale — examples changed after the last verification",
-            "skipped": f"{label}: no example runs here",
-        }.get(state, f"{label}: not yet verified")
+        template = {
+            "failed": "{label}: verification failed",
+            "stale": "{label}: stale — examples changed after the last verification",
+            "skipped": "{label}: no example runs here",
+        }.get(state, "{label}: not yet verified")
+        text = t(template, label=label)
     return f'<span class="hb-badge hb-{state}">{html.escape(text)}</span>'
 
 
 def badges(page: Page, record: dict) -> str:
-    spans = [badge(d, *records.status(record, page.rel, d, page.examples_hash)) for d in ("cpu", "cuda")]
+    states = coverage.states(page, record)
+    spans = [badge(d, *states[d]) for d in ("cpu", "cuda")]
+    reasons = Counter(r for r in (coverage.block_label(e, states) for e in page.examples) if r is not None)
+    if states["cpu"][0] == "verified" and coverage.main_examples_not_run(page, states):
+        ran = len(page.examples) - sum(reasons.values())
+        text = t(
+            "CPU: {ran} of {total} blocks verified; the main examples need CUDA and did not run",
+            ran=ran,
+            total=len(page.examples),
+        )
+        spans[0] = f'<span class="hb-badge hb-partial">{html.escape(text)}</span>'
+    if reasons:
+        why = "; ".join(f"{n} {html.escape(t(r))}" for r, n in reasons.most_common())
+        spans.append(f'<span class="hb-badge hb-notrun">{t("Not run: {why}", why=why)}</span>')
     return f'<p class="hb-badges">{" ".join(spans)}</p>'
+
+
+def not_run_note(ex: Example, reason: str) -> list[str]:
+    """The visible label under a block that was not executed: never let the page imply it ran."""
+    if reason == coverage.NEEDS_CUDA:
+        text = t("Not run: needs CUDA. No GPU run of this page is recorded, so this block has no verified output.")
+    else:
+        text = t("Not run: {reason}.", reason=reason)
+    return ["", f'{ex.indent}<p class="hb-notrun" markdown="span">{html.escape(text, quote=False)}</p>']
 
 
 def _output_lines(ex: Example) -> list[str]:
     ind = ex.indent
 
     def block(out) -> list[str]:
-        title = "Output"
+        title = t("Output")
         if ex.options.nondeterministic:
-            title = f"Sample output, not compared ({ex.options.nondeterministic})"
+            title = t("Sample output, not compared ({why})", why=ex.options.nondeterministic)
             if out.header.sample:
-                title += f" — measured on {out.header.sample}"
+                title += t(" — measured on {where}", where=out.header.sample)
         title = title.replace('"', "'")
         fence = "````" if "```" in out.text else "```"
         body = [f"{ind}{line}" if line else "" for line in out.text.rstrip("\n").split("\n")]
@@ -73,18 +98,22 @@ def _machine_lines(ex: Example, recorded: dict[str, dict[str, dict]]) -> list[st
     if not tabs:
         return [
             "",
-            f'{ind}!!! note "Output depends on the machine"',
+            f'{ind}!!! note "{t("Output depends on the machine")}"',
             "",
-            f"{ind}    {reason}. No run of this code is recorded yet.",
+            f"{ind}    {t('{reason}. No run of this code is recorded yet.', reason=reason)}",
         ]
-    lines = ["", f"{ind}*The output depends on the machine ({reason}). As printed on each machine that ran it:*", ""]
+    intro = t("The output depends on the machine ({reason}). As printed on each machine that ran it:", reason=reason)
+    lines = ["", f"{ind}*{intro}*", ""]
     for machine, found in tabs:
-        text = found["output"].rstrip("\n") or "(prints nothing)"
+        text = found["output"].rstrip("\n") or t("(prints nothing)")
         fence = "````" if "```" in text else "```"
-        title = f"Output on {machine} · torch {found['torch']} · {found['date']}".replace('"', "'")
+        title = t(
+            "Output on {machine} · torch {torch} · {date}", machine=machine, torch=found["torch"], date=found["date"]
+        )
+        title = title.replace('"', "'")
         body = [f"{ind}    {line}" if line else "" for line in text.split("\n")]
         lines += [
-            f'{ind}=== "On {machine}"',
+            f'{ind}=== "{t("On {machine}", machine=machine)}"',
             "",
             f'{ind}    {fence}text title="{title}"',
             *body,
@@ -94,19 +123,19 @@ def _machine_lines(ex: Example, recorded: dict[str, dict[str, dict]]) -> list[st
     return lines[:-1]
 
 
-def _code_header(ex: Example) -> str:
-    notes = []
+def _code_header(ex: Example, reason: str | None = None) -> str:
+    notes = [t("not run: {why}", why=t(reason))] if reason and not ex.options.skip else []
     o = ex.options
     if o.raises:
-        notes.append(f"raises {o.raises}")
+        notes.append(t("raises {name}", name=o.raises))
     if o.warns:
-        notes.append(f"warns {o.warns}")
+        notes.append(t("warns {name}", name=o.warns))
     if o.skip:
-        notes.append(f"not run: {o.skip}")
+        notes.append(t("not run: {why}", why=o.skip))
     if o.machine:
-        notes.append("output depends on the machine")
+        notes.append(t("output depends on the machine"))
     if o.devices != ("cpu", "cuda"):
-        notes.append(f"{'/'.join(DEVICE_LABEL[d] for d in o.devices)} only")
+        notes.append(t("{devices} only", devices="/".join(DEVICE_LABEL[d] for d in o.devices)))
     title = f' title="{"; ".join(notes)}"' if notes else ""
     return f"{ex.indent}```python{title}"
 
@@ -132,14 +161,67 @@ def pitfalls_as_admonitions(lines: list[str]) -> list[str]:
     for chunk in chunks[1:]:
         while chunk and not chunk[-1].strip():
             chunk.pop()
-        out += ['!!! warning "Pitfall"', "", *(f"    {x}" if x.strip() else "" for x in chunk), ""]
+        out += [f'!!! warning "{t("Pitfall")}"', "", *(f"    {x}" if x.strip() else "" for x in chunk), ""]
     return lines[:start] + out + lines[end:]
+
+
+def short_version(version: str) -> str:
+    """torch 2.15.0+cu132 -> 2.15.0: the wheel's local tag means nothing to a reader."""
+    return version.split("+")[0]
+
+
+def check_mark(ex: Example, states: dict[str, tuple[str, dict | None]], since: str | None = None) -> tuple[str, str]:
+    """(admonition classes, title) of a check's collapsed mark: how we know (and, from the version probe, since
+    which release the claim holds when it fails on earlier ones), or honestly why it did not run."""
+    reason = coverage.block_label(ex, states)
+    if reason == coverage.NEEDS_CUDA:
+        return "note hb-check hb-notrun", t("Not run: needs CUDA (no GPU run is recorded) · show the check")
+    if reason:
+        return "note hb-check hb-notrun", t("Not run: {reason} · show the check", reason=reason)
+    ran = [d for d in ex.options.devices if states[d][0] == "verified"]
+    if not ran:
+        failed = any(states[d][0] == "failed" for d in ex.options.devices)
+        return "question hb-check", t(
+            "Verification failed on this page · show the check" if failed else "Not verified yet · show the check"
+        )
+    entry = states[ran[0]][1] or {}
+    where = " and ".join(DEVICE_LABEL[d] for d in ran)
+    version = short_version(entry.get("torch", "?"))
+    if since:
+        template = "Checked on torch {torch} ({where}) · holds since torch {since} · show how"
+        return "success hb-check", t(template, torch=version, where=where, since=since)
+    return "success hb-check", t("Checked on torch {torch} ({where}) · show how", torch=version, where=where)
+
+
+def _check_lines(ex: Example, states, since: str | None = None) -> list[str]:
+    """A check renders collapsed under the claim it proves: a small mark that expands to its code."""
+    ind = ex.indent
+    classes, title = check_mark(ex, states, since)
+    notes = [t("raises {name}", name=ex.options.raises)] * bool(ex.options.raises)
+    notes += [t("warns {name}", name=ex.options.warns)] * bool(ex.options.warns)
+    header = f' title="{"; ".join(notes)}"' if notes else ""
+    code = [f"{ind}    {line}" if line.strip() else "" for line in ex.code.rstrip("\n").split("\n")]
+    title = title.replace('"', "'")
+    return [f'{ind}??? {classes} "{title}"', "", f"{ind}    ```python{header}", *code, f"{ind}    ```"]
+
+
+SECTION_TITLES = ("Official definition", "Parameters", "Examples", "Common pitfalls", "Performance tips")
+
+
+def translated_headings(lines: list[str]) -> list[str]:
+    """An api page's fixed H2 titles in the page's language, keeping the English anchors (#common-pitfalls)."""
+    if current() == "en":
+        return lines
+    return [
+        f"## {t(line[3:])} {{#{line[3:].lower().replace(' ', '-')}}}" if line[3:] in SECTION_TITLES else line
+        for line in lines
+    ]
 
 
 def _device_setup(examples: list[Example]) -> list[tuple[int, int, list[str]]]:
     """The visible `device = ...` line, in the first example of the page that reads `device` (copyable.py)."""
     for ex in examples:
-        if ex.error is None and copyable.reads_undefined_device(ex.code):
+        if ex.error is None and not ex.is_check and copyable.reads_undefined_device(ex.code):
             skip, new = copyable.setup_lines(ex.code, ex.options.devices)
             if ex.include:  # the snippet line is expanded later: the setup goes before the whole script
                 skip, new = 0, ["import torch", new[-1]]
@@ -147,9 +229,12 @@ def _device_setup(examples: list[Example]) -> list[tuple[int, int, list[str]]]:
     return []
 
 
-def tldr(summary: str) -> str:
-    """The front matter's one-line summary, shown under the title."""
-    return f'<p class="hb-tldr" markdown="span"><span class="hb-tldr-label">TL;DR</span> {html.escape(summary, quote=False)}</p>'
+def tldr(summary: str, added: str | None = None) -> str:
+    """The front matter's one-line summary, shown under the title, with the release that added the API."""
+    since = f' <span class="hb-added">{html.escape(added)}</span>' if added else ""
+    text = html.escape(summary, quote=False)
+    label = t("TL;DR")
+    return f'<p class="hb-tldr" markdown="span"><span class="hb-tldr-label">{label}</span> {text}{since}</p>'
 
 
 def render(text: str, path, record: dict, migration_maps: dict | None = None) -> str:
@@ -158,28 +243,39 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
     lines = text.split("\n")
     edits: list[tuple[int, int, list[str]]] = []  # 0-based [start, end) → replacement
     edits += _device_setup(page.examples)
-    for ex in page.examples:
-        anchor = [f'{ex.indent}<a id="ex-{ex.options.id}"></a>', ""] if ex.options.id else []
-        header = [*anchor, _code_header(ex)]
+    states = coverage.states(page, record)
+    for i, ex in enumerate(page.examples):
+        # every block can be linked to (the version history names them by line); id= adds a stable name
+        ids = [history.anchor(ex)] + ([f"ex-{ex.options.id}"] if ex.options.id else [])
+        anchor = [ex.indent + "".join(f'<a id="{name}"></a>' for name in ids), ""]
+        if ex.is_check:
+            since = history.holds_since(page, i)
+            edits.append((ex.line - 1, ex.end_line, [*anchor, *_check_lines(ex, states, since)]))
+            continue
+        reason = coverage.block_label(ex, states)
+        header = [*anchor, _code_header(ex, reason)]
         if ex.options.devices == ("cuda",) and not ex.include and GPU_ONLY not in ex.code:
             header.append(f"{ex.indent}{GPU_ONLY}")  # a reader who copies it learns why it fails on a CPU
         edits.append((ex.line - 1, ex.line, header))
         if ex.output is not None:
             end = (ex.cuda_output or ex.output).end_line
-            edits.append((ex.output.line - 1, end, _output_lines(ex)))
+            edits.append((ex.output.line - 1, end, _output_lines(ex) + (not_run_note(ex, reason) if reason else [])))
         elif ex.options.machine:
             recorded = records.machine_outputs(record, page.rel, ex.code_hash)
             edits.append((ex.end_line, ex.end_line, _machine_lines(ex, recorded)))
+        elif reason:
+            edits.append((ex.end_line, ex.end_line, not_run_note(ex, reason)))
     h1 = next((h for h in page.headings if h.level == 1), None)
     if h1 is not None:
         summary = (page.front or {}).get("summary")
-        extra = [tldr(summary)] if isinstance(summary, str) and summary.strip() else []
+        added = history.added_label(page)
+        extra = [tldr(summary, added)] if isinstance(summary, str) and summary.strip() else []
         extra += [badges(page, record)] if page.examples else []
         aliases = (page.front or {}).get("aliases") or []
         if aliases:
             # Searchable words people remember; spaced apart so each one is its own search token.
             words = " · ".join(html.escape(str(a)) for a in aliases)
-            extra.append(f'<p class="hb-aliases">Also searched as: {words}</p>')
+            extra.append(f'<p class="hb-aliases">{t("Also searched as:")} {words}</p>')
         if extra:
             edits.append((h1.line, h1.line, ["", *extra]))
     official = next((h for h in page.headings if h.level == 2 and h.text == "Official definition"), None)
@@ -188,7 +284,7 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
         edits.append((official.line, official.line, ["", *official_markdown(api)]))
     for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[start:end] = new
-    lines = pitfalls_as_admonitions(lines) + history.section(page)
+    lines = translated_headings(pitfalls_as_admonitions(lines)) + history.section(page)
     if maps.markers(text):
         known = maps.load_all() if migration_maps is None else migration_maps
         lines = maps.expand("\n".join(lines), Path(path).resolve(), known).split("\n")
@@ -198,5 +294,20 @@ def render(text: str, path, record: dict, migration_maps: dict | None = None) ->
     return "\n".join(lines)
 
 
-def load_record() -> dict:
-    return records.load()
+def add_downloads(markdown: str, stem: str, blocks: str | None) -> str:
+    """Links to the page's examples as a script and a notebook and to the page's source (to edit it), under the
+    badges; the blocks' code for the "copy with setup" buttons (copy-setup.js), at the end."""
+    source = f"{t('Page source:')} [{stem}.md]({stem}.md.txt)"
+    if blocks is None:
+        links = f'<p class="hb-downloads" markdown="span">{source}</p>'
+    else:
+        run = f"{t('Run it yourself:')} [{stem}.py]({stem}.py) · [{stem}.ipynb]({stem}.ipynb)"
+        links = f'<p class="hb-downloads" markdown="span">{run} · {source}</p>'
+    lines = markdown.split("\n")
+    at = next((i + 1 for i, line in enumerate(lines) if line.startswith('<p class="hb-badges">')), None)
+    if at is None:
+        at = next((i + 1 for i, line in enumerate(lines) if line.startswith("# ")), 0)
+    lines[at:at] = [links]
+    if blocks is None:
+        return "\n".join(lines)
+    return "\n".join(lines) + f'\n\n<script type="application/json" class="hb-blocks">{blocks}</script>\n'

@@ -17,6 +17,13 @@ import re
 from pathlib import Path
 
 FILE = "search-data.json"
+
+
+def file(language: str = "en") -> str:
+    """The search data of a language's build, beside its configuration (search-data-zh.json)."""
+    return FILE if language == "en" else FILE.replace(".json", f"-{language}.json")
+
+
 ZWSP = "\u200b"
 _HAN = "\u4e00-\u9fff"
 _HAN_RUN = re.compile(rf"[{_HAN}][{_HAN}{ZWSP}]*[{_HAN}]")

@@ -16,35 +16,15 @@ from handbook.verify.document import Page
 
 MARKER = "<!-- sharp-bits -->"
 TAG = "high-frequency"
-PITFALLS = "Common pitfalls"
 _LEAD = re.compile(r"^\*\*(?P<lead>.+?)\*\*")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-
-
-def section_lines(page: Page, heading: str) -> list[str]:
-    """The lines of the page's H2 section `heading`, fenced code blocks left out."""
-    h2 = [h for h in page.headings if h.level == 2]
-    start = next((h.line for h in h2 if h.text == heading), None)
-    if start is None:
-        return []
-    end = next((h.line for h in h2 if h.line > start), None)
-    lines = page.text.split("\n")[start : (end - 1) if end else None]
-    out, in_fence = [], False
-    for line in lines:
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if not in_fence:
-            out.append(line)
-    return out
 
 
 def pitfalls(page: Page) -> list[str]:
     """The bold leads of the page's pitfalls, links turned into their text (their targets are relative to the page)."""
     leads = []
-    for line in section_lines(page, PITFALLS):
-        m = _LEAD.match(line.strip())
+    for pitfall in page.pitfalls():
+        m = _LEAD.match(pitfall.text.strip())
         if m:
             leads.append(_LINK.sub(r"\1", m.group("lead")).strip())
     return leads

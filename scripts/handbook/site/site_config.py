@@ -70,9 +70,16 @@ def _bundle_of_zensical(main: Path) -> None:
     main.write_text(_BUNDLE.sub(found[0], main.read_text(encoding="utf-8")), encoding="utf-8")
 
 
-def site_dir(generator: str, out: Path) -> Path:
-    """MkDocs builds site/; Zensical wants its site inside its configuration's folder: build/site-zensical/."""
-    return ROOT / "site" if generator == "mkdocs" else out / "site-zensical"
+def site_dir(generator: str, out: Path, language: str = "en") -> Path:
+    """MkDocs builds site/; Zensical wants its site inside its configuration's folder: build/site-zensical/. A
+    translation's site is the folder named after its language inside the English one (site/zh/), so that the
+    language switch is one relative link."""
+    root = ROOT / "site" if generator == "mkdocs" else out / "site-zensical"
+    return root if language == "en" else root / language
+
+
+# The language switch in the header: each language's root, relative to the site's root; the template adds the page.
+ALTERNATE = {"en": ("English", ""), "zh": ("中文", "zh/")}
 
 
 class ConfigError(ValueError):
@@ -113,15 +120,30 @@ def _snippets_from_root(extensions: list) -> list:
 
 
 def generate(
-    generator: str, docs: Path, nav: list, env: dict, offline: bool, tag_ids: list[str], source: dict | None = None
+    generator: str,
+    docs: Path,
+    nav: list,
+    env: dict,
+    offline: bool,
+    tag_ids: list[str],
+    source: dict | None = None,
+    language: str = "en",
 ) -> dict:
     config = copy.deepcopy(load_source() if source is None else source)
     # Relative to the configuration's folder (Zensical panics on an absolute docs_dir and wants its site inside).
     config["docs_dir"] = docs.name
-    config["site_dir"] = os.path.relpath(site_dir(generator, docs.parent), docs.parent)
+    config["site_dir"] = os.path.relpath(site_dir(generator, docs.parent, language), docs.parent)
     config["nav"] = nav
     config["copyright"] = f"Examples verified against torch {env['torch']} · torchvision {env['torchvision']}"
     config["extra"] = {"handbook": {**env, "offline": offline}}
+    # The language switch: the template (overrides/partials/alternate.html) links to the same page in the other one.
+    here = "" if language == "en" else "../" * len(ALTERNATE[language][1].strip("/").split("/"))
+    config["extra"]["alternate"] = [
+        {"name": name, "link": here + root, "lang": code} for code, (name, root) in ALTERNATE.items()
+    ]
+    if language != "en":
+        config.setdefault("theme", {})["language"] = language
+        config["site_name"] = f"{config.get('site_name', '')} · 中文版" if language == "zh" else config["site_name"]
     if offline:  # the vendored shim, so the offline plugin does not add unpkg.com's
         config["extra"]["polyfills"] = [FILE_WORKER, IFRAME_WORKER] if generator == "mkdocs" else [IFRAME_WORKER]
     theme = config.setdefault("theme", {})
@@ -140,9 +162,15 @@ def generate(
     return config
 
 
-def write(out: Path, generator: str, nav: list, env: dict, offline: bool, tag_ids: list[str]) -> Path:
-    config = generate(generator, out / "docs", nav, env, offline, tag_ids)
-    path = out / GENERATORS[generator]
+def config_name(generator: str, language: str = "en") -> str:
+    """mkdocs.yml, zensical.yml; a translation's: mkdocs-zh.yml."""
+    return GENERATORS[generator] if language == "en" else GENERATORS[generator].replace(".yml", f"-{language}.yml")
+
+
+def write(out: Path, generator: str, nav: list, env: dict, offline: bool, tag_ids: list[str], language="en") -> Path:
+    suffix = "" if language == "en" else f"-{language}"
+    config = generate(generator, out / f"docs{suffix}", nav, env, offline, tag_ids, language=language)
+    path = out / config_name(generator, language)
     path.write_text(
         "# Written by `python -m handbook render` from mkdocs.yml: edit that file, not this one.\n"
         + yaml.safe_dump(config, allow_unicode=True, sort_keys=False, width=120),

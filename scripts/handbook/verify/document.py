@@ -17,11 +17,19 @@ import yaml
 from markdown_it import MarkdownIt
 
 from handbook import ROOT
-from handbook.verify.fences import FenceError, Options, OutputHeader, parse_options, parse_output_header, split_info
+from handbook.verify.fences import (
+    KINDS,
+    FenceError,
+    Options,
+    OutputHeader,
+    parse_options,
+    parse_output_header,
+    split_info,
+)
 from handbook.verify.paths import describe, link_on_the_way, shown_path
 
 _INCLUDE = re.compile(r'^--8<--\s+"([^"]+)"$')
-_BROKEN_FENCE = re.compile(r"^\s*```+\s*(python|output)\b[^`]*`")
+_BROKEN_FENCE = re.compile(r"^\s*```+\s*(python|check|output)\b[^`]*`")
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
 _CLOSING = re.compile(r"^[\s>]*(`{3,}|~{3,})\s*$")
 _md = MarkdownIt("commonmark").enable("table")
@@ -53,10 +61,16 @@ class Example:
     error: str | None = None  # a fence or include problem: the example cannot run
     output: OutputBlock | None = None
     cuda_output: OutputBlock | None = None
+    kind: str = "example"  # "example" (```python```: its output is compared) or "check" (```check```: it asserts)
+    claim: str = ""  # a check's claim: the prose it follows (the paragraph or list item before it)
 
     @property
     def name(self) -> str:
         return f"{self.path}:{self.line}"
+
+    @property
+    def is_check(self) -> bool:
+        return self.kind == "check"
 
     def expected(self, device: str) -> str:
         if device == "cuda" and self.cuda_output is not None:
@@ -68,7 +82,10 @@ class Example:
 
     @property
     def code_hash(self) -> str:
-        return hashlib.sha256(self.code.encode()).hexdigest()[:10]
+        """What a sample was measured with: the code, and the relation it was asserted against."""
+        relation = self.options.relation
+        measured = self.code if relation is None else f"{self.code}\0relation={relation}"
+        return hashlib.sha256(measured.encode()).hexdigest()[:10]
 
     def sample_block(self, device: str) -> OutputBlock | None:
         """Where a nondeterministic example keeps its sample for this device."""
@@ -91,6 +108,27 @@ class Link:
 
 
 @dataclass
+class Prose:
+    """A paragraph or a list item: the text a claim lives in."""
+
+    line: int  # first line
+    end_line: int  # last line
+    text: str
+    kind: str  # "paragraph" | "item"
+    depth: int = 0  # list nesting of the block (0: not in a list)
+
+
+@dataclass
+class TextBlock:
+    """A block of prose as the source has it, for translation: a heading, a paragraph (in a list item or not) or a
+    table row, with its lines (1-based, inclusive)."""
+
+    kind: str  # "heading" | "paragraph" | "row"
+    line: int
+    end_line: int
+
+
+@dataclass
 class Problem:
     """A structural problem found while parsing; lint reports it under `code`."""
 
@@ -108,7 +146,9 @@ class Page:
     front_lines: dict[str, int] = field(default_factory=dict)
     headings: list[Heading] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
-    examples: list[Example] = field(default_factory=list)
+    prose: list[Prose] = field(default_factory=list)  # paragraphs and list items, in page order
+    text_blocks: list[TextBlock] = field(default_factory=list)  # headings, paragraphs, table rows: what translates
+    examples: list[Example] = field(default_factory=list)  # examples and checks, in page order
     problems: list[Problem] = field(default_factory=list)
     newline: str = "\n"  # the file's line ending; `text` always holds "\n"
     digest: str | None = None  # sha256 of the file's bytes as read: --update writes only over these
@@ -118,6 +158,48 @@ class Page:
     def unsafe_to_rewrite(self) -> list[Problem]:
         """Problems that make the page's structure uncertain: --update must not touch it."""
         return [p for p in self.problems if p.code in ("HB005", "HB063", "HB065")]
+
+    def section(self, title: str) -> tuple[int, int] | None:
+        """(line of the H2 heading, first line after the section) of the H2 section with this title."""
+        h2 = [h for h in self.headings if h.level == 2]
+        for i, h in enumerate(h2):
+            if h.text == title:
+                return h.line, (h2[i + 1].line if i + 1 < len(h2) else len(self.text.split("\n")) + 1)
+        return None
+
+    def section_of(self, line: int) -> str | None:
+        """The title of the H2 section a line is in."""
+        current = None
+        for h in self.headings:
+            if h.level == 2 and h.line < line:
+                current = h.text
+        return current
+
+    def in_section(self, title: str, items: list) -> list:
+        span = self.section(title)
+        return [x for x in items if span and span[0] < x.line < span[1]]
+
+    def bullets(self, title: str) -> list[Prose]:
+        """The top-level list items of a section (one per parameter under Parameters)."""
+        return [p for p in self.in_section(title, self.prose) if p.kind == "item" and p.depth == 1]
+
+    def pitfalls(self) -> list[Prose]:
+        """Each pitfall of "Common pitfalls": from a paragraph opening in bold to the next one (or the section's
+        end), with its examples and checks between. The Prose spans the whole pitfall; its text is the lead."""
+        span = self.section("Common pitfalls")
+        if span is None:
+            return []
+        lines = self.text.split("\n")
+        leads = [
+            p
+            for p in self.prose
+            if span[0] < p.line < span[1] and p.kind == "paragraph" and not p.depth
+            if lines[p.line - 1].startswith("**")
+        ]
+        return [
+            Prose(lead.line, (leads[i + 1].line if i + 1 < len(leads) else span[1]) - 1, lead.text, "pitfall")
+            for i, lead in enumerate(leads)
+        ]
 
     @property
     def kind(self) -> str | None:
@@ -232,16 +314,37 @@ def _read_front_matter(page: Page, lines: list[str]) -> list[str]:
     return [""] * (end + 1) + lines[end + 1 :]
 
 
+CLAIM_LIMIT = 400  # characters of a check's claim kept (reports quote it)
+
+
 def _collect(page: Page, tokens, lines: list[str]) -> None:
     last_example: Example | None = None
+    prose = ""  # the last paragraph's text: what a check placed after it proves
+    items: list[Prose] = []  # list items still open
     for i, tok in enumerate(tokens):
+        if tok.type in ("heading_open", "paragraph_open", "tr_open") and tok.map:
+            kind = {"heading_open": "heading", "paragraph_open": "paragraph", "tr_open": "row"}[tok.type]
+            page.text_blocks.append(TextBlock(kind, tok.map[0] + 1, tok.map[1]))
+        if tok.type == "list_item_open":
+            items.append(Prose(tok.map[0] + 1, tok.map[1], "", "item", len(items) + 1))
+            page.prose.append(items[-1])
+        elif tok.type == "list_item_close":
+            items.pop()
+        elif tok.type == "paragraph_open" and not items:
+            page.prose.append(Prose(tok.map[0] + 1, tok.map[1], tokens[i + 1].content, "paragraph"))
+        if tok.type == "inline" and items and i and tokens[i - 1].type == "paragraph_open":
+            for item in items:
+                item.text = f"{item.text}\n{tok.content}" if item.text else tok.content
         if tok.type == "heading_open":
             inline = tokens[i + 1]
             page.headings.append(Heading(int(tok.tag[1]), inline.content.strip(), tok.map[0] + 1))
+            prose = ""
         elif tok.type == "inline" and tok.children:
             for child in tok.children:
                 if child.type == "link_open":
                     page.links.append(Link(str(child.attrGet("href") or ""), tok.map[0] + 1))
+            if i and tokens[i - 1].type == "paragraph_open":
+                prose = " ".join(tok.content.split())
         elif tok.type == "fence":
             line, end_line = tok.map[0] + 1, tok.map[1]
             if not _closes(tok, lines, end_line):
@@ -253,8 +356,10 @@ def _collect(page: Page, tokens, lines: list[str]) -> None:
             except FenceError as exc:
                 page.problems.append(Problem(line, "HB060", str(exc)))
                 lang, words = "", []
-            if lang == "python":
-                last_example = _example(page, tok, line, end_line, words, lines)
+            if lang in KINDS:
+                last_example = _example(page, tok, line, end_line, words, lines, KINDS[lang])
+                if last_example.is_check:
+                    last_example.claim = prose[:CLAIM_LIMIT]
                 page.examples.append(last_example)
             elif lang == "output":
                 _attach_output(page, last_example, tok, line, end_line, words, lines)
@@ -270,11 +375,11 @@ def _closes(tok, lines: list[str], end_line: int) -> bool:
     return bool(m) and m.group(1)[0] == tok.markup[0] and len(m.group(1)) >= len(tok.markup)
 
 
-def _example(page: Page, tok, line: int, end_line: int, words: list[str], lines: list[str]) -> Example:
+def _example(page: Page, tok, line: int, end_line: int, words: list[str], lines: list[str], kind: str) -> Example:
     indent = lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]
     error = None
     try:
-        options = parse_options(words)
+        options = parse_options(words, kind)
     except FenceError as exc:
         options, error = Options(raw=" ".join(words)), str(exc)
         page.problems.append(Problem(line, "HB060", str(exc)))
@@ -292,7 +397,7 @@ def _example(page: Page, tok, line: int, end_line: int, words: list[str], lines:
         else:
             error = f"included script {include} does not exist"
             page.problems.append(Problem(line, "HB062", error))
-    return Example(page.rel, line, end_line, indent, code, filename, code_line, options, include, error)
+    return Example(page.rel, line, end_line, indent, code, filename, code_line, options, include, error, kind=kind)
 
 
 def _attach_output(page: Page, example: Example | None, tok, line, end_line, words, lines) -> None:
@@ -305,6 +410,12 @@ def _attach_output(page: Page, example: Example | None, tok, line, end_line, wor
     block = OutputBlock(line, end_line, tok.content, header)
     if example is None or not _adjacent(lines, example.cuda_output or example.output or example, line):
         page.problems.append(Problem(line, "HB061", "output block does not directly follow a python block"))
+    elif example.is_check:
+        page.problems.append(
+            Problem(
+                line, "HB061", f"the check at {example.name} has no output block: a check asserts, it prints nothing"
+            )
+        )
     elif example.options.machine:
         page.problems.append(
             Problem(line, "HB064", f"{example.name} has machine=: its outputs live in the record, not on the page")

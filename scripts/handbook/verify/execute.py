@@ -9,6 +9,7 @@ What it prints and raises is judged by the verifier, not here.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import faulthandler
 import io
@@ -17,6 +18,7 @@ import linecache
 import os
 import random
 import re
+import reprlib
 import resource
 import socket
 import sys
@@ -232,8 +234,10 @@ def run_example(example, namespace: dict, capture: Capture) -> dict:
     error = None
     raised_line = None
     started = time.perf_counter()
+    origins: dict[int, str] = {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        _record_origins(caught, origins, example.filename)
         try:
             # Tracebacks and torch's own error messages quote source lines: give them the page's, wherever we run.
             linecache.cache[example.filename] = (len(source), None, _file_lines(example, source), example.filename)
@@ -248,8 +252,12 @@ def run_example(example, namespace: dict, capture: Capture) -> dict:
                 error = f"expected {opts.raises}, got {type(exc).__name__}:\n{_tail(exc, {example.filename})}"
             else:
                 error = _tail(exc, {example.filename})
+    if error is None and raised_line is None and opts.relation:
+        error = _relation_error(opts.relation, namespace, asserted=bool(opts.machine) or FULL_TIMING)
     elapsed = time.perf_counter() - started
     output = capture.read(capture.out)
+    if example.is_check and error is None and output.strip():
+        error = f"a check prints nothing (it asserts what the prose says), but this one printed:\n{output[:2000]}"
     if opts.raises and raised_line is None and error is None:
         error = f"expected {opts.raises} to be raised, but the example finished without it"
     strict = [w for w in caught if issubclass(w.category, STRICT_WARNINGS)]
@@ -265,12 +273,62 @@ def run_example(example, namespace: dict, capture: Capture) -> dict:
         line = _warning_line(w)
         if line not in seen:
             seen.append(line)
-    if seen:
+    if seen and not example.is_check:
         output += "".join(line + "\n" for line in seen)
-    if raised_line is not None:
+    if raised_line is not None and not example.is_check:
         output += raised_line + "\n"
     output = _stable(_ANSI.sub("", output))
-    return {"output": output, "error": error, "stderr": capture.read(capture.err)[-2000:], "seconds": elapsed}
+    emitted = [
+        {
+            "category": w.category.__name__,
+            "message": _BUILD_PATH.sub("", str(w.message)),
+            "origin": origins.get(id(w), ""),
+        }
+        for w in caught
+        if issubclass(w.category, STRICT_WARNINGS)
+    ]
+    return {
+        "output": output,
+        "error": error,
+        "stderr": capture.read(capture.err)[-2000:],
+        "seconds": elapsed,
+        "warnings": emitted[:20],
+    }
+
+
+def _relation_error(relation: str, namespace: dict, asserted: bool) -> str | None:
+    """Evaluate a timing block's declared relation in the page's namespace once the block has run.
+
+    Asserted only where the timings are real (`verify --update` / `--measure`, and machine= blocks, which always
+    measure in full); a check on the short budget only proves the expression evaluates.
+    """
+    try:
+        holds = eval(compile(relation, "<relation>", "eval"), namespace)  # noqa: S307 - the page's own code
+    except Exception as exc:  # noqa: BLE001
+        return f"relation= {relation!r} cannot be evaluated after the block: {type(exc).__name__}: {exc}"
+    if not isinstance(holds, bool) and type(holds).__name__ != "bool_":  # numpy's bool is not a bool
+        return f"relation= {relation!r} must be true or false, not {type(holds).__name__}"
+    if asserted and not holds:
+        names = sorted({n.id for n in ast.walk(ast.parse(relation, mode="eval")) if isinstance(n, ast.Name)})
+        shown = "; ".join(f"{n} = {reprlib.repr(namespace[n])}" for n in names if n in namespace)
+        return f"the measurement contradicts the page: relation {relation!r} is false ({shown})"
+    return None
+
+
+def _record_origins(log: list, origins: dict[int, str], filename: str) -> None:
+    """Remember, for each warning, the function the example called that led to it: the first frame below the
+    example's own code (`load` in torch/serialization.py for torch.load's warning). The version probe attributes a
+    warning to the API that emits it, not to every name its text mentions."""
+    append = log.append
+
+    def keep(message) -> None:
+        append(message)
+        stack = [f for f in traceback.extract_stack()[:-1] if f.filename != warnings.__file__]
+        for i, frame in enumerate(stack):  # the innermost call from the example's code wins
+            if frame.filename == filename and i + 1 < len(stack):
+                origins[id(message)] = f"{stack[i + 1].filename}:{stack[i + 1].name}"
+
+    warnings._showwarnmsg_impl = keep  # what catch_warnings(record=True) installed: log.append, in CPython 3.11
 
 
 def _class_named(cls: type, name: str) -> bool:

@@ -1,7 +1,13 @@
-"""Fence info strings: ```python raises=RuntimeError devices=cpu``` and ```output cuda```."""
+"""Fence info strings: ```python raises=RuntimeError devices=cpu```, ```check``` and ```output cuda```.
+
+Two block kinds run: an example (```python```), whose printed output is compared with the page's output block, and
+a claim check (```check```), placed with the sentence it proves, which prints nothing and fails when an assertion
+in it fails. Both run in the page's one namespace, in page order.
+"""
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from dataclasses import dataclass
@@ -9,7 +15,9 @@ from dataclasses import dataclass
 DEVICES = ("cpu", "cuda")
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 3600.0  # an hour: longer is a mistake (inf, 1e308) and would hang the verifier
-OPTION_NAMES = ("devices", "raises", "warns", "nondeterministic", "machine", "timeout", "skip", "id")
+OPTION_NAMES = ("devices", "raises", "warns", "nondeterministic", "machine", "relation", "timeout", "skip", "id")
+KINDS = {"python": "example", "check": "check"}  # fence language -> block kind
+CHECK_OPTIONS = ("devices", "raises", "warns", "timeout", "skip", "id")  # a check prints nothing: no samples
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -25,6 +33,7 @@ class Options:
     warns: str | None = None
     nondeterministic: str | None = None
     machine: str | None = None  # why the output depends on the machine: recorded per machine class, not compared
+    relation: str | None = None  # a timing block's claim, a Python expression asserted whenever it is measured
     timeout: float = DEFAULT_TIMEOUT
     skip: str | None = None
     id: str | None = None  # an anchor other content (migration-map rows) links to
@@ -42,14 +51,17 @@ def split_info(info: str) -> tuple[str, list[str]]:
     return words[0], words[1:]
 
 
-def parse_options(words: list[str]) -> Options:
+def parse_options(words: list[str], kind: str = "example") -> Options:
     values: dict[str, str] = {}
+    known = CHECK_OPTIONS if kind == "check" else OPTION_NAMES
     for word in words:
         key, sep, value = word.partition("=")
         if not sep:
             raise FenceError(f"fence option {word!r} needs a value (name=value)")
-        if key not in OPTION_NAMES:
-            raise FenceError(f"unknown fence option {key!r} (known: {', '.join(OPTION_NAMES)})")
+        if kind == "check" and key in OPTION_NAMES and key not in known:
+            raise FenceError(f"a check takes no {key}= (it prints nothing and asserts; known: {', '.join(known)})")
+        if key not in known:
+            raise FenceError(f"unknown fence option {key!r} (known: {', '.join(known)})")
         if key in values:
             raise FenceError(f"fence option {key!r} given twice")
         if not value:
@@ -80,6 +92,8 @@ def parse_options(words: list[str]) -> Options:
     for key in ("nondeterministic", "machine", "skip"):
         if key in values:
             kwargs[key] = values[key]
+    if "relation" in values:
+        kwargs["relation"] = _relation(values["relation"], values)
     if "id" in values:
         if not _ID.match(values["id"]):
             raise FenceError(f"id= takes lowercase letters, digits and '-', not {values['id']!r}")
@@ -92,6 +106,18 @@ def parse_options(words: list[str]) -> Options:
             "nondeterministic= and machine= cannot be combined (a machine= output is recorded per machine)"
         )
     return Options(**kwargs)
+
+
+def _relation(expression: str, values: dict[str, str]) -> str:
+    """relation= is what the prose says of a measurement: only a timing block (nondeterministic= or machine=) has
+    one, and it must be one Python expression."""
+    if "nondeterministic" not in values and "machine" not in values:
+        raise FenceError("relation= belongs to a measured block (nondeterministic= or machine=)")
+    try:
+        ast.parse(expression, mode="eval")
+    except SyntaxError as exc:
+        raise FenceError(f"relation= must be one Python expression, not {expression!r} ({exc.msg})") from exc
+    return expression
 
 
 @dataclass(frozen=True)

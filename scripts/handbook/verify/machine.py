@@ -7,9 +7,14 @@ for oneDNN and MKL, so a machine class is the CPU model plus the capability, plu
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import platform
 from functools import lru_cache
+
+from handbook import ROOT
+from handbook.verify.record import environment
 
 # The variables that limit which instruction set each library uses (see portability.py).
 ISA_VARIABLES = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS")
@@ -27,12 +32,43 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+KNOWN = ROOT / ".handbook-cache" / "capability.json"
+
+
+def _fingerprint() -> str:
+    """What ATen's choice depends on: the CPU, its flags, the capability limit asked for, and the torch build."""
+    parts = [
+        cpu_model(),
+        " ".join(sorted(cpu_flags())),
+        os.environ.get("ATEN_CPU_CAPABILITY", ""),
+        environment()["torch"],
+    ]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
 def cpu_capability() -> str:
-    """ATen's CPU capability in this process (AVX512, AVX2, DEFAULT, ...): what its kernels dispatch to."""
+    """ATen's CPU capability in this process (AVX512, AVX2, DEFAULT, ...): what its kernels dispatch to.
+
+    Asking torch costs its import (seconds), so the answer is kept per CPU, flags, limit and torch build: a verify
+    that finds every page in its cache never imports torch."""
+    key = _fingerprint()
+    try:
+        known = json.loads(KNOWN.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if isinstance(known.get(key), str):
+        return known[key]
     import torch
 
     backend = getattr(torch.backends, "cpu", None)  # torch releases before 2.0 cannot tell
-    return backend.get_cpu_capability() if hasattr(backend, "get_cpu_capability") else "capability unknown"
+    found = backend.get_cpu_capability() if hasattr(backend, "get_cpu_capability") else "capability unknown"
+    try:
+        KNOWN.parent.mkdir(parents=True, exist_ok=True)
+        KNOWN.write_text(json.dumps({**known, key: found}, indent=1))
+    except OSError:
+        pass  # a read-only checkout: ask torch next time too
+    return found
 
 
 def cpu_flags() -> set[str]:

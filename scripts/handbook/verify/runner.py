@@ -33,6 +33,7 @@ class Outcome:
     actual: str | None = None
     mismatch: bool = False  # failed only because the output differs: --update can fix it
     cached: bool = False
+    warnings: list = field(default_factory=list)  # {category, message, origin}: what the version probe keeps
 
 
 @dataclass
@@ -123,7 +124,18 @@ def evaluate(
 
 
 def _judge(ex: Example, device: str, result: dict) -> Outcome:
+    outcome = _verdict(ex, device, result)
+    emitted = result.get("warnings")
+    if isinstance(emitted, list):
+        outcome.warnings = [w for w in emitted if isinstance(w, dict)][:20]
+    return outcome
+
+
+def _verdict(ex: Example, device: str, result: dict) -> Outcome:
     actual = result["output"]
+    if result["error"] and ex.is_check:
+        detail = result["error"] + (f"\nthe claim: {ex.claim}" if ex.claim else "")
+        return Outcome(ex, device, "failed", "check failed: " + _headline(result["error"]), detail, actual)
     if result["error"]:
         return Outcome(ex, device, "failed", result["error"].split("\n")[0], result["error"], actual)
     if ex.options.machine:  # runs, must not raise; its output is recorded for this machine, never compared
@@ -150,6 +162,12 @@ def _judge(ex: Example, device: str, result: dict) -> Outcome:
         return Outcome(ex, device, "passed", actual=actual)
     headline = "output differs" if expected.strip() else "prints output but has no output block"
     return Outcome(ex, device, "failed", headline, diff(expected, actual, device), actual, mismatch=True)
+
+
+def _headline(error: str) -> str:
+    """One line for a report: a traceback's exception line, else the error's first line."""
+    lines = [line for line in error.split("\n") if line.strip()] or [""]
+    return (lines[-1] if lines[0].startswith(("  File", "Traceback")) else lines[0]).strip()[:300]
 
 
 _SAMPLE_TORCH = re.compile(r"\btorch (\S+)")
@@ -205,6 +223,7 @@ def verify(
     stream=None,
     cache_path: Path | None = None,
     block_limit: int = BLOCK_LIMIT,
+    measure: bool = False,
 ) -> Report:
     started = time.perf_counter()
     warm_up()  # the warm process imports torch while pages are read
@@ -234,6 +253,9 @@ def verify(
 
     def done(job: Job) -> None:
         planned[job.page.rel, job.device] = evaluate(job.page, job.device, job)
+        if measure:  # every sample is written again from this full measurement
+            for o in planned[job.page.rel, job.device]:
+                o.mismatch = o.mismatch or (o.status == "passed" and bool(o.example.options.nondeterministic))
         progress.advance(job, planned[job.page.rel, job.device])
 
     execute.FULL_TIMING = update  # samples written to a page are measured in full; checks run timings short

@@ -1,0 +1,1 @@
+"""Translations of the handbook: PO catalogs per page, tracked paragraph by paragraph against the English."""
