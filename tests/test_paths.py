@@ -79,3 +79,27 @@ def test_a_link_in_the_checkout_to_a_file_in_it_is_refused_as_well():
     finally:
         link.unlink()
     assert Path(link).exists() is False
+
+
+def test_the_capability_cache_is_never_written_through_a_link(tmp_path):
+    """machine.py keeps ATen's CPU capability in .handbook-cache/capability.json: a link there is not followed."""
+    from handbook.verify import machine
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    folder = ROOT / "tests" / "fixtures" / f"cache-{secrets.token_hex(4)}"
+    folder.mkdir()
+    try:
+        (folder / "capability.json").symlink_to(victim)
+        machine.remember(folder / "capability.json", {"key": "AVX2"})
+        assert victim.read_text() == "precious" and (folder / "capability.json").is_symlink()
+        (folder / "capability.json").unlink()
+        (folder / "linked").symlink_to(tmp_path)
+        machine.remember(folder / "linked" / "sub" / "capability.json", {"key": "AVX2"})
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["victim.txt"]
+        machine.remember(folder / "capability.json", {"key": "AVX2"})  # a plain file is written
+        assert '"AVX2"' in (folder / "capability.json").read_text()
+    finally:
+        for p in folder.iterdir():
+            p.unlink()
+        folder.rmdir()

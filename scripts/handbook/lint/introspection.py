@@ -19,6 +19,7 @@ FRAME_FIELDS = {"f_back", "f_locals", "f_globals"}
 FD_CALLS = {"read", "write", "fdopen", "dup", "dup2", "close", "closerange", "fstat", "lseek", "pread", "pwrite"}
 FD_PATHS = ("/proc/self/fd", "/dev/fd", "/proc/self/fdinfo")
 TOOL = "handbook"
+IMPORTERS = {"__import__", "importlib.import_module", "importlib.__import__"}
 
 
 def findings(code: str) -> Iterator[tuple[int, str]]:
@@ -58,6 +59,15 @@ def _what(node: ast.AST) -> str | None:
         return "lists the loaded modules (the verifier's among them)"
     elif isinstance(node, ast.Call):
         func = node.func
+        name = _dotted(func)
+        first = node.args[0] if node.args else None
+        named = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+        if name in IMPORTERS and named is not None and _is_tool(named):
+            return "imports the verifier's own modules"
+        if name == "sys.modules.get" and named is not None and _is_tool(named):
+            return "reaches the verifier's modules through sys.modules"
+        if name in ("getattr", "vars") and first is not None and _dotted(first) == "gc":
+            return "walks the garbage collector's lists of objects"
         if (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
@@ -76,6 +86,17 @@ def _what(node: ast.AST) -> str | None:
 
 def _is_tool(module: str) -> bool:
     return module == TOOL or module.startswith(TOOL + ".")
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """`a.b.c` for a name or a chain of attributes, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
 
 
 def _is_sys_modules(node: ast.AST) -> bool:
