@@ -68,6 +68,9 @@ def _fresh_main(page_path: str, result_path: str, tmp: str) -> None:
         for i in runnable(page, "cpu"):
             channel.send(ctl, ["run", i, "fresh"])
             timed["exec_seconds"] += channel.receive(out, 1 << 30)[3]["seconds"]
+        # Said, not signalled by closing the pipe: a page's forked processes (DataLoader workers still referenced
+        # from its namespace) hold the pipe's write end too, so serve() would wait for an end of file forever.
+        channel.send(ctl, ["stop", None, None])
         os.close(ctl)
 
     driver = threading.Thread(target=drive)
