@@ -238,5 +238,6 @@ def test_a_cached_verify_does_not_import_torch(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "scripts"), "HANDBOOK_NO_REEXEC": "1"}
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
-    assert first.stdout.split() == ["0", "True"], first.stderr[-2000:]
+    # The verifier itself never imports torch: its warm process runs the pages (and ATen's capability is asked there)
+    assert first.stdout.split() == ["0", "False"], first.stderr[-2000:]
     assert second.stdout.split() == ["1", "False"], second.stderr[-2000:]

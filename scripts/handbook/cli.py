@@ -3,27 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from handbook.verify.fences import DEVICES
-
-TUNABLE = "glibc.malloc.hugetlb=1"
-
-
-def _reexec_with_huge_pages() -> None:
-    """Restart once with glibc backing malloc'd memory by transparent huge pages.
-
-    Every page runs in a fork of this process, and a fork copies the page tables of all memory torch allocated
-    at import: with huge pages there are far fewer of them (measured: 28.8 -> 21.5 ms per page). glibc < 2.35
-    ignores the setting.
-    """
-    current = os.environ.get("GLIBC_TUNABLES", "")
-    if TUNABLE in current or os.environ.get("HANDBOOK_NO_REEXEC"):
-        return
-    env = dict(os.environ, GLIBC_TUNABLES=f"{current}:{TUNABLE}" if current else TUNABLE, HANDBOOK_NO_REEXEC="1")
-    sys.stdout.flush()
-    os.execve(sys.executable, [sys.executable, "-m", "handbook", *sys.argv[1:]], env)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,8 +100,6 @@ def main(argv: list[str] | None = None) -> int:
     add_versions(sub)
 
     args = parser.parse_args(argv)
-    if args.command in ("verify", "bench") and argv is None:
-        _reexec_with_huge_pages()
     if args.command == "verify" and args.portability:
         from handbook.verify.portability import main as portability_main
 
@@ -128,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         import signal
 
         from handbook.verify import record
+        from handbook.verify.paths import UnsafePath
 
         # SIGTERM unwinds like Ctrl-C, so every page's processes are ended on the way out.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -145,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 record_path=None if args.no_record else record.RECORD,
                 **({"block_limit": args.max_output} if args.max_output else {}),
             )
-        except FileNotFoundError as exc:
+        except (FileNotFoundError, UnsafePath) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         print_report(report, devices)

@@ -49,28 +49,37 @@ def _fresh(page_path: str) -> tuple[float, float]:
             return wall, json.load(f)["exec_seconds"]
 
 
-class _FileConn:
-    """Stands in for the pipe when a page runs in a fresh process: keeps only the end message."""
-
-    def __init__(self, path: str):
-        self.file = open(path, "w")  # opened before the sandbox hides the caller's /tmp
-
-    def send_bytes(self, data: bytes) -> None:
-        message = json.loads(data)
-        if message[0] == "end":
-            json.dump({"exec_seconds": message[1]}, self.file)
-            self.file.flush()
-
-
 def _fresh_main(page_path: str, result_path: str, tmp: str) -> None:
-    # Everything a forked child gets for free, paid here: interpreter start, imports, then the same page code.
-    warm_up()
-    from handbook.verify.execute import child_main
+    # Everything a forked child gets for free, paid here: interpreter start, imports, then the same page code,
+    # asked for one example at a time as the warm process does (a thread plays its part), timed the same way.
+    import threading
 
-    workdir = os.path.join(tmp, "page")  # removed with the caller's temporary folder
-    os.mkdir(workdir)
-    os.mkdir(os.path.join(workdir, "work"))
-    child_main(parse_page(page_path), "cpu", _FileConn(result_path), workdir, os.cpu_count() or 1, None)
+    from handbook.verify import channel, warm
+    from handbook.verify.execute import runnable, serve
+
+    warm.warm_up()
+    page = parse_page(page_path)
+    ctl_read, ctl = os.pipe()
+    out, out_write = os.pipe()
+    timed = {"exec_seconds": 0.0}
+
+    def drive() -> None:
+        channel.receive(out, 1 << 30)  # ready
+        for i in runnable(page, "cpu"):
+            channel.send(ctl, ["run", i, "fresh"])
+            timed["exec_seconds"] += channel.receive(out, 1 << 30)[3]["seconds"]
+        # Said, not signalled by closing the pipe: a page's forked processes (DataLoader workers still referenced
+        # from its namespace) hold the pipe's write end too, so serve() would wait for an end of file forever.
+        channel.send(ctl, ["stop", None, None])
+        os.close(ctl)
+
+    driver = threading.Thread(target=drive)
+    driver.start()
+    os.chdir(tmp)  # removed with the caller's temporary folder
+    serve(page, "cpu", os.cpu_count() or 1, ctl_read, out_write)
+    driver.join()
+    with open(result_path, "w") as f:
+        json.dump(timed, f)
 
 
 def main(paths: list[str] | None, repeat: int = 3) -> int:

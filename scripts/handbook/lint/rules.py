@@ -21,6 +21,7 @@ from handbook import DOCS, EXAMPLES, ROOT
 from handbook.i18n import catalog, glossary
 from handbook.lint import audit, claims
 from handbook.lint import categories as category_vocabulary
+from handbook.lint import introspection
 from handbook.lint import maps as maps_module
 from handbook.lint import tags as vocabulary
 from handbook.lint.signatures import parameters_of, resolve
@@ -36,6 +37,7 @@ CODES = {
     "HB003": "front matter has a key the schema does not know",
     "HB004": "front matter value has the wrong type or form",
     "HB005": "file is not valid UTF-8",
+    "HB006": "page is a symbolic link (or lies under one): not read, never written",
     "HB010": "tag is not in the vocabulary (tags/tags.yml)",
     "HB011": "api page has no category, or one its module does not list (tags/categories.yml)",
     "HB020": "the page's H1 is missing or is not the API name",
@@ -58,6 +60,8 @@ CODES = {
     "HB064": "a machine-dependent example (machine=) has an output block on the page",
     "HB065": "code fence is never closed, so it runs to the end of the page",
     "HB066": "a CUDA-only block has an output block, but no CUDA run of the page is recorded",
+    "HB067": "example looks into the verifier (its modules, gc's object lists, frames, its pipes): it could fake "
+    "its own verdict",
     "HB070": "related API does not resolve in the installed torch",
     "HB071": "api page is not at the path its API name gives",
     "HB080": "script in examples/ is not included by any page",
@@ -390,6 +394,14 @@ def map_markers(page: Page):
     for line, name in shown:
         if name not in known:
             yield line, "HB093", f"no migration map {name!r} in migration/ (known: {', '.join(known) or 'none'})"
+
+
+@check
+def looks_into_the_verifier(page: Page):
+    for example in page.examples:
+        for line, what in introspection.findings(example.code):
+            where = example.line if example.include else example.code_line + line - 1
+            yield where, "HB067", f"{what}: an example may fake its own verdict so; examples look at torch only"
 
 
 def lint_maps(pages: list[Page], folder: Path = maps_module.MAPS) -> Iterator[Finding]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -25,6 +26,7 @@ from handbook.verify.fences import (
     parse_output_header,
     split_info,
 )
+from handbook.verify.paths import describe, link_on_the_way, shown_path
 
 _INCLUDE = re.compile(r'^--8<--\s+"([^"]+)"$')
 _BROKEN_FENCE = re.compile(r"^\s*```+\s*(python|check|output)\b[^`]*`")
@@ -236,6 +238,12 @@ def decode_error_line(data: bytes, exc: UnicodeDecodeError) -> int:
 def parse_page(path: Path, text: str | None = None) -> Page:
     path = Path(path)
     newline, digest = "\n", None
+    link = link_on_the_way(path) if text is None else None
+    if link is not None:  # never read, never written: reports name the link, not where it leads
+        page = Page(path=Path(os.path.abspath(path)), rel=shown_path(path), text="", unreadable=True)
+        why = f"{describe(link)}; a page must be a regular file in the repository, so it was not read"
+        page.problems.append(Problem(1, "HB006", why))
+        return page
     if text is None:
         try:
             text, newline, digest = read_page_text(path)
@@ -261,6 +269,19 @@ def parse_page(path: Path, text: str | None = None) -> Page:
     return page
 
 
+class _FrontMatterLoader(yaml.SafeLoader):
+    """safe_load without aliases: front matter is a few flat keys, and an alias (`*name`, or a `<<:` merge) can
+    only make it larger, up to billions of nodes from a few lines ("billion laughs"). The first one is an error."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, f"found the alias *{event.anchor}; front matter may not use YAML aliases", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+
 def _read_front_matter(page: Page, lines: list[str]) -> list[str]:
     """Parse the front matter; return the lines with it blanked, so line numbers stay true."""
     if not lines or lines[0].strip() != "---":
@@ -273,7 +294,10 @@ def _read_front_matter(page: Page, lines: list[str]) -> list[str]:
         return lines
     block = "\n".join(lines[1:end])
     try:
-        data = yaml.safe_load(block) if block.strip() else {}
+        data = yaml.load(block, Loader=_FrontMatterLoader) if block.strip() else {}
+    except RecursionError:
+        page.problems.append(Problem(1, "HB001", "front matter is nested too deeply to read"))
+        return [""] * (end + 1) + lines[end + 1 :]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark else 1

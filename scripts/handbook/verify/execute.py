@@ -1,8 +1,10 @@
 """Run one page's examples inside a forked child: one namespace, seeded, sandboxed.
 
-The parent (pool.py) forks this from a process that already imported torch, so the child pays no import cost.
-Messages go back over a pipe as JSON (never pickles: the parent must not run code the child chose):
-["start", i] before example i, ["result", i, {...}] after it, ["end", seconds]. The parent checks the sequence.
+The warm process (pool.py) forks this from a process that already imported torch, so the child pays no import
+cost. The child reports over its own pipe, in frames of JSON (channel.py; never pickles: the warm process must not
+run code the child chose), and only when asked: the warm process sends ["run", i, nonce] for each example in turn
+and the child answers ["result", i, nonce, {...}]. The child says ["ready"] once it is confined, before any example.
+What it prints and raises is judged by the verifier, not here.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import builtins
 import faulthandler
 import io
 import ipaddress
-import json
 import linecache
 import os
 import random
@@ -27,9 +28,12 @@ import types
 import warnings
 from contextlib import contextmanager
 
-from handbook.verify import sandbox
+from handbook.verify import channel
 
 OUTPUT_LIMIT = 1 << 20  # bytes of one example's output kept (stdout, fd 1 and subprocesses); the rest is cut
+# Characters of each field of a result sent to the warm process; a 20 MB exception message is cut, not a dead run.
+RESULT_LIMITS = {"output": OUTPUT_LIMIT + (64 << 10), "error": 64 << 10, "stderr": 2000}
+REQUEST_LIMIT = 4096  # bytes of one request from the warm process
 # Warnings that fail an example unless its fence declares them with warns=.
 STRICT_WARNINGS = (DeprecationWarning, FutureWarning, UserWarning)
 
@@ -337,49 +341,77 @@ def runnable(page, device: str) -> list[int]:
     return [i for i, ex in enumerate(page.examples) if not ex.error and not ex.options.skip and ex.runs_on(device)]
 
 
-def child_main(page, device: str, conn, workdir: str, threads: int, memory_limit: int | None, cell=None) -> None:
-    """Entry point of the forked child. Never returns normally: exits with os._exit."""
-    for fd in cell.foreign if cell else ():
-        os.close(fd)
-    log = os.fdopen(cell.log, "w") if cell else open(os.path.join(workdir, ".child.log"), "w")
-    os.dup2(log.fileno(), 1)
-    os.dup2(log.fileno(), 2)
-    faulthandler.enable(log)
+def _capped(result: dict) -> dict:
+    for key, limit in RESULT_LIMITS.items():
+        text = result.get(key)
+        if isinstance(text, str) and len(text) > limit:
+            result[key] = text[:limit] + f"\n[{key} cut: {len(text)} characters in all, the first {limit} kept]\n"
+    return result
+
+
+def child_main(page, device: str, ctl: int, out: int, log: int, threads: int, memory_limit, confine) -> None:
+    """Entry point of the forked child. Never returns normally: exits with os._exit.
+
+    `confine()` enters the sandbox and returns the page's working folder; if it raises, no example runs and the
+    child exits with sandbox.SETUP_FAILED, its reason in the log. ctl: requests from the warm process; out: the
+    child's answers; log: its stdout and stderr outside examples (faulthandler's dumps too)."""
+    from handbook.verify.sandbox import SETUP_FAILED
+
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    faulthandler.enable()
     code = 0
-
-    def send(*message) -> None:
-        conn.send_bytes(json.dumps(message).encode())
-
     try:
-        if device == "cpu":
-            # The CPU pass sees no GPU, as on a CPU-only machine. CUDA reads this when first used, after the fork.
-            os.environ["CUDA_VISIBLE_DEVICES"] = ""
+        try:
+            work = confine()
+        except BaseException:  # noqa: BLE001 - whatever failed, the page must not run
+            traceback.print_exc()
+            code = SETUP_FAILED
+            return
+        os.chdir(work)
         if memory_limit:
             resource.setrlimit(resource.RLIMIT_DATA, (memory_limit, memory_limit))
-        work = sandbox.enter(cell or sandbox.Cell(), workdir)
-        os.chdir(work)
         block_network()  # a clear message; the network namespace is what really holds
-        import numpy
-        import torch
-
-        torch.set_num_threads(threads)
-        random.seed(0)
-        numpy.random.seed(0)
-        torch.manual_seed(0)
-        main = types.ModuleType("__main__")
-        main.__dict__.update({"__builtins__": builtins, "__file__": page.rel, "device": torch.device(device)})
-        sys.modules["__main__"] = main
-        sys.argv = [page.rel]
-        capture = Capture()
-        started = time.perf_counter()
-        for i in runnable(page, device):
-            send("start", i)
-            send("result", i, run_example(page.examples[i], main.__dict__, capture))
-        send("end", time.perf_counter() - started)
+        code = serve(page, device, threads, ctl, out)
     except BaseException:  # noqa: BLE001
         traceback.print_exc()
         code = 70
     finally:
-        sys.stdout.flush()
-        log.flush()
+        _flush_all()
         os._exit(code)
+
+
+def serve(page, device: str, threads: int, ctl: int, out: int) -> int:
+    """Run the examples the warm process asks for, one at a time, until it stops asking (then 0)."""
+    import numpy
+    import torch
+
+    torch.set_num_threads(threads)
+    random.seed(0)
+    numpy.random.seed(0)
+    if device == "cpu":
+        # What torch.manual_seed does where no GPU is visible, without queueing a CUDA seeding that records the
+        # call's stack (3 ms a page here).
+        torch.default_generator.manual_seed(0)
+    else:
+        torch.manual_seed(0)
+    main = types.ModuleType("__main__")
+    main.__dict__.update({"__builtins__": builtins, "__file__": page.rel, "device": torch.device(device)})
+    sys.modules["__main__"] = main
+    sys.argv = [page.rel]
+    # Quoted source lines come from what the verifier parsed: the page's root need not hold the page.
+    _FILE_LINES[page.rel] = page.text.splitlines(True)
+    for example in page.examples:
+        if example.include:
+            _FILE_LINES[example.filename] = example.code.splitlines(True)
+    capture = Capture()
+    channel.send(out, ["ready"])
+    while True:
+        try:
+            kind, i, nonce = channel.receive(ctl, REQUEST_LIMIT)
+        except EOFError:
+            return 0
+        if kind != "run":
+            return 70
+        result = _capped(run_example(page.examples[i], main.__dict__, capture))
+        channel.send(out, ["result", i, nonce, result])

@@ -12,9 +12,11 @@ import json
 import os
 import platform
 from functools import lru_cache
+from pathlib import Path
 
 from handbook import ROOT
-from handbook.verify.record import environment
+from handbook.verify import paths
+from handbook.verify.record import environment, write_atomic
 
 # The variables that limit which instruction set each library uses (see portability.py).
 ISA_VARIABLES = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS")
@@ -63,12 +65,18 @@ def cpu_capability() -> str:
 
     backend = getattr(torch.backends, "cpu", None)  # torch releases before 2.0 cannot tell
     found = backend.get_cpu_capability() if hasattr(backend, "get_cpu_capability") else "capability unknown"
-    try:
-        KNOWN.parent.mkdir(parents=True, exist_ok=True)
-        KNOWN.write_text(json.dumps({**known, key: found}, indent=1))
-    except OSError:
-        pass  # a read-only checkout: ask torch next time too
+    remember(KNOWN, {**known, key: found})
     return found
+
+
+def remember(path: Path, known: dict) -> None:
+    """Keep the answers; never through a symbolic link (paths.py: the file, or a folder on the way, is refused)."""
+    try:
+        if paths.link_on_the_way(path.parent) is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(known, indent=1))
+    except OSError:
+        pass  # a read-only checkout, or a link on the way: ask torch next time too
 
 
 def cpu_flags() -> set[str]:

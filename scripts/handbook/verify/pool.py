@@ -1,49 +1,36 @@
-"""Run pages in fresh children forked from this warm process, a few at a time.
+"""Run pages in fresh children forked from the warm process, a few at a time.
 
-Why fork: `import torch` costs about 2 s per fresh process; a fork of a parent that already imported it costs
-milliseconds, and each page still gets a clean process. CUDA must never be initialised here, in the parent:
-a forked child cannot use a CUDA context it inherited.
+Why fork: `import torch` costs about 2 s per fresh process; a fork of a process that already imported it costs
+milliseconds, and each page still gets a clean process. The warm process (warm.py) is never the verifier itself:
+it is started with the cleaned environment and only forks pages, so nothing of the caller's environment is in a
+page's memory. CUDA must never be initialised there: a forked child cannot use a CUDA context it inherited.
+
+`schedule` runs inside the warm process. It drives each page: it asks for one example at a time (with a nonce the
+page's answer must carry), times it, and accepts exactly one answer per request; anything else the page's process
+sends (a forged or repeated result, a frame too large, garbage) voids the page's results as tampered. The verifier
+(runner.py) judges the outputs and errors, outside every page's process.
 """
 
 from __future__ import annotations
 
-import json
 import multiprocessing
-import multiprocessing.connection
 import os
-import secrets
-import shutil
+import select
 import signal
-import tempfile
+import sys
 import time
 from dataclasses import dataclass, field
 
-from handbook.verify import sandbox
+from handbook.verify import channel, sandbox
+from handbook.verify.cells import Cell, Cgroups, init_command
 from handbook.verify.execute import child_main, runnable
 
-MESSAGE_LIMIT = 16 << 20  # bytes of one message from a page; more is tampering (outputs are cut at 1 MiB)
+MESSAGE_LIMIT = 8 << 20  # bytes of one frame from a page; a real result is smaller (its fields are capped)
+PAGE_LIMIT = 64 << 20  # characters of output, error and stderr kept for one page, all its examples together
+POLL = 0.05  # seconds between checks of a page whose exit the kernel cannot signal (no pidfd)
+SETUP_TIMEOUT = 60.0  # seconds a page's process may take to enter its sandbox and say it is ready
 
-_fork = multiprocessing.get_context("fork")
-
-
-def warm_up() -> None:
-    """Import what every page needs, once, before forking."""
-    # Not torch.utils.benchmark: importing it here queries CUDA, and every forked child then fails to use CUDA
-    # ("Cannot re-initialize CUDA in forked subprocess") instead of reporting why it has none.
-    import gc
-
-    import numpy  # noqa: F401
-    import torch  # noqa: F401
-
-    try:
-        import torchvision  # noqa: F401
-    except ImportError:  # an old torch release probed without a torchvision built for this Python
-        pass
-
-    # The garbage collector would otherwise walk torch's millions of objects again and again, in this process and in
-    # every child (where walking them also copies their memory pages): a page of 8,000 examples cost 2.7 ms per
-    # example instead of 1.2 ms with 2,000. Frozen objects are never collected, and torch's modules live forever.
-    gc.freeze()
+_fork = multiprocessing.get_context("fork")  # runner.probe_gpu forks the verifier for one question, never a page
 
 
 @dataclass
@@ -51,151 +38,223 @@ class Job:
     page: object
     device: str
     results: dict[int, dict] = field(default_factory=dict)
-    aborted: str | None = None  # why the child died before finishing
-    aborted_at: int | None = None  # index of the example running when it died
-    exec_seconds: float = 0.0  # time spent inside examples
-    wall_seconds: float = 0.0  # fork to exit, as the parent saw it
+    aborted: str | None = None  # why the page's results are incomplete or void
+    aborted_at: int | None = None  # index of the example running when it stopped
+    exec_seconds: float = 0.0  # time spent inside examples, as the page's process timed each (for `bench` only)
+    wall_seconds: float = 0.0  # from making the page's cell to its last result
+
+
+def run_jobs(jobs: list[Job], workers: int, memory_limit: int | None = None, on_done=None) -> list[Job]:
+    """Run every job in the warm process; call on_done(job) as each finishes. Faults fail that job only."""
+    from handbook.verify import warm
+
+    return warm.process().run(jobs, workers, memory_limit, on_done)
+
+
+def warm_up() -> None:
+    """Start the warm process now (it imports torch while the verifier reads pages)."""
+    from handbook.verify import warm
+
+    warm.process()
+
+
+def cpu_label() -> str:
+    """The machine class of the CPU pass, named by the warm process (the verifier itself never imports torch)."""
+    from handbook.verify import warm
+
+    return warm.cpu_label()
+
+
+class Tampered(Exception):
+    """The page's process sent something its runner never sends."""
 
 
 @dataclass
 class _Running:
     job: Job
-    process: object
-    conn: object
-    workdir: str
+    cell: Cell
+    ctl: int  # requests to the page
+    reader: channel.Reader  # its answers
+    log: int
+    folder: str
     started: float
-    cell: sandbox.Cell
-    expected: list[int]  # the examples the child must report on, in this order
+    expected: list[int]  # the examples the page must run, in this order
+    on_machine: bool  # its folder is on the machine's /tmp (no namespaces): removed once the page is gone
+    ready: bool = False
+    position: int = 0  # index into expected of the example asked for
+    nonce: str | None = None
     deadline: float | None = None
-    current: int | None = None
-    ended: bool = False
+    done: bool = False
+    finished: float | None = None
+    kept: int = 0  # characters of results kept so far
+
+    @property
+    def current(self) -> int | None:
+        return self.expected[self.position] if self.position < len(self.expected) else None
 
 
-def run_jobs(jobs: list[Job], workers: int, memory_limit: int | None = None, on_done=None) -> list[Job]:
-    """Run every job; call on_done(job) as each finishes. Faults fail that job only."""
+def schedule(jobs: list[Job], workers: int, memory_limit: int | None, found, cgroups: Cgroups, on_done) -> None:
+    """Run every job, `workers` pages at once; call on_done(job) as each finishes."""
     pending = list(jobs)
     running: list[_Running] = []
-    exiting: list[_Running] = []  # children that sent their results and are still tearing down their memory
+    exiting: list[_Running] = []  # pages whose results are in, being killed and reaped
     threads = max(1, (os.cpu_count() or 1) // max(1, workers))
     if os.environ.get("OMP_NUM_THREADS", "").isdigit():  # a thread count asked for (the portability pass does)
         threads = max(1, int(os.environ["OMP_NUM_THREADS"]))
-
-    def finish(r: _Running) -> None:
-        _finish(r)
-        running.remove(r)
-        if on_done:
-            on_done(r.job)
-
+    command = init_command()
     try:
         while pending or running:
             while pending and len(running) < workers:
-                running.append(_start(pending.pop(0), threads, memory_limit, running))
-            now = time.monotonic()
-            deadlines = [r.deadline for r in running if r.deadline is not None]
-            timeout = max(0.0, min(deadlines) - now) if deadlines else None
-            ready = multiprocessing.connection.wait(
-                [r.conn for r in running] + [r.process.sentinel for r in running], timeout
-            )
+                job = pending.pop(0)
+                try:
+                    running.append(_start(job, threads, memory_limit, found, cgroups, command))
+                except OSError as exc:  # no cell for it (out of processes or memory): that page fails, not the run
+                    job.aborted = f"the page's sandbox could not be set up, so it did not run: {exc}"
+                    job.aborted_at = next(iter(runnable(job.page, job.device)), None)
+                    on_done(job)
+            _wait(running, exiting)
             for r in list(running):
-                if r.conn in ready or r.process.sentinel in ready:
-                    _drain(r)
-                if r.ended:
-                    # The page is done once its results are in; the exit of a large process is reaped later.
-                    r.cell.kill()
+                _step(r)
+                if r.done or r.job.aborted:
+                    running.remove(r)
+                    _finish(r)
                     exiting.append(r)
-                    finish(r)
-                elif not r.process.is_alive():
-                    _end(r)
-                    _drain(r)
-                    finish(r)
-                elif r.deadline is not None and time.monotonic() >= r.deadline:
-                    example = r.job.page.examples[r.current]
-                    _end(r)
-                    r.job.aborted = f"timed out after {example.options.timeout:g} s"
-                    r.job.aborted_at = r.current
-                    finish(r)
-                elif r.job.aborted:  # tampered with its channel
-                    _end(r)
-                    finish(r)
-            for r in [r for r in exiting if not r.process.is_alive()]:
-                _end(r)
-                exiting.remove(r)
+                    on_done(r.job)
+            _reap(exiting, cgroups, block=False)
     finally:
-        # Also when this process is stopped (SIGTERM, Ctrl-C): no page's processes outlive it.
-        for r in running + exiting:
-            _end(r)
+        # Also when this process is stopped: no page's processes outlive it.
         for r in running:
-            r.conn.close()
-            os.close(r.cell.log)
-    return jobs
+            r.job.aborted = r.job.aborted or "stopped: the verifier was interrupted"
+            _finish(r)
+        _reap(running + exiting, cgroups, block=True)
 
 
-def _end(r: _Running) -> None:
-    """Kill every process of the page and wait for them."""
-    r.cell.kill()
-    r.process.kill()
-    r.process.join()
-    r.cell.close()
-
-
-def _start(job: Job, threads: int, memory_limit: int | None, running: list[_Running]) -> _Running:
-    if sandbox.support().namespaces:
-        # Made inside the page's own /tmp only: nothing of it exists here, so nothing is left behind.
-        workdir = f"/tmp/handbook-page-{secrets.token_hex(6)}"
-    else:
-        workdir = tempfile.mkdtemp(prefix="handbook-page-")
-        os.mkdir(os.path.join(workdir, "work"))
-    recv, send = _fork.Pipe(duplex=False)
-    cell = sandbox.Cell.create(memory_limit)  # the cgroup's cap covers every process of the page, CUDA pass too
-    cell.log = os.memfd_create("page-log")  # the child's stdout/stderr outside examples, faulthandler's dumps
-    # A forked child inherits every fd of this process: other pages' channels and logs are not its business.
-    cell.foreign = [fd for r in running for fd in (r.conn.fileno(), r.cell.log)]
-    process = _fork.Process(
-        target=child_main,
-        args=(job.page, job.device, send, workdir, threads, memory_limit if job.device == "cpu" else None, cell),
-    )
+def _start(job: Job, threads: int, memory_limit, found, cgroups: Cgroups, command) -> _Running:
     started = time.monotonic()
-    cell.start(process)
-    send.close()
-    return _Running(job, process, recv, workdir, started, cell, runnable(job.page, job.device))
+    folder = sandbox.page_folder(found)
+    name = cgroups.make(memory_limit)  # the cgroup's cap covers every process of the page, CUDA pass too
+    log = os.memfd_create("page-log")  # the child's stdout/stderr outside examples, faulthandler's dumps
+    ctl_read, ctl = os.pipe()
+    out, out_write = os.pipe()
+    cell = Cell(cgroup=name)
+    keep = (ctl_read, out_write, log)
 
+    def confine() -> str:
+        return sandbox.confine(found, folder, keep, lambda: cgroups.join(name), job.device)
 
-class Tampered(Exception):
-    """The page's process sent something its runner never sends: the example wrote to the channel."""
+    def child() -> None:
+        limit = memory_limit if job.device == "cpu" else None
+        child_main(job.page, job.device, ctl_read, out_write, log, threads, limit, confine)
 
-
-def _drain(r: _Running) -> None:
     try:
-        while not r.ended and r.job.aborted is None and r.conn.poll():
-            _receive(r, json.loads(r.conn.recv_bytes(MESSAGE_LIMIT)))
-    except (EOFError, OSError) as exc:
-        if isinstance(exc, OSError) and "too long" in str(exc):
-            _tampered(r, "a message larger than any result")
-    except (ValueError, TypeError, KeyError, IndexError, Tampered) as exc:
-        _tampered(r, str(exc) or type(exc).__name__)
+        cell.start(found, command, child)
+    except OSError:
+        cell.kill()
+        cell.reap(block=True)
+        for fd in (ctl, out, log):
+            os.close(fd)
+        cgroups.remove(name)
+        if not found.namespaces:
+            sandbox.remove_folder(folder)
+        raise
+    finally:
+        os.close(ctl_read)
+        os.close(out_write)
+    expected = runnable(job.page, job.device)
+    reader = channel.Reader(out, MESSAGE_LIMIT)
+    running = _Running(job, cell, ctl, reader, log, folder, started, expected, not found.namespaces)
+    running.deadline = started + SETUP_TIMEOUT
+    return running
 
 
-def _tampered(r: _Running, why: str) -> None:
-    r.job.aborted = f"tampered: the page wrote to the verifier's channel ({why}); its results are void"
-    r.job.aborted_at = r.current if r.current is not None else (r.expected[0] if r.expected else None)
-    r.job.results.clear()
+def _wait(running: list[_Running], exiting: list[_Running]) -> None:
+    poll = select.poll()
+    for r in running:
+        poll.register(r.reader.fd, select.POLLIN)
+    for r in running + exiting:
+        if r.cell.pidfd is not None:
+            poll.register(r.cell.pidfd, select.POLLIN)
+    now = time.monotonic()
+    deadlines = [r.deadline - now for r in running if r.deadline is not None]
+    if any(r.cell.pidfd is None for r in running) or exiting:  # PID 1 of a page has no pidfd here
+        deadlines.append(POLL)
+    timeout = max(0.0, min(deadlines)) if deadlines else None
+    poll.poll(None if timeout is None else timeout * 1000)
+
+
+def _step(r: _Running) -> None:
+    """Take what the page sent; notice its exit or its timeout."""
+    try:
+        for message in r.reader.feed():
+            _receive(r, message)
+    except (channel.ChannelError, Tampered) as exc:
+        _tampered(r, str(exc))
+        return
+    if r.done or r.job.aborted:
+        return
+    if r.cell.reap():
+        try:
+            for message in r.reader.feed():  # what it sent before it exited
+                _receive(r, message)
+        except (channel.ChannelError, Tampered, OSError) as exc:
+            _tampered(r, str(exc))
+            return
+        if not r.done:
+            _crashed(r)
+    elif r.deadline is not None and time.monotonic() >= r.deadline:
+        if not r.ready:
+            r.job.aborted = f"the page's sandbox was not set up within {SETUP_TIMEOUT:g} s, so it did not run"
+        else:
+            r.job.aborted = f"timed out after {r.job.page.examples[r.current].options.timeout:g} s"
+        r.job.aborted_at = r.current
 
 
 def _receive(r: _Running, message) -> None:
-    """Accept only the runner's own sequence: start i, result i, ... in order, each once, then end."""
-    kind = message[0]
-    done = len(r.job.results)
-    if kind == "start" and r.current is None and done < len(r.expected) and message[1] == r.expected[done]:
-        r.current = message[1]
-        r.deadline = time.monotonic() + r.job.page.examples[message[1]].options.timeout
-    elif kind == "result" and r.current is not None and message[1] == r.current and _is_result(message[2]):
-        r.job.results[message[1]] = message[2]
-        r.current, r.deadline = None, None
-    elif kind == "end" and r.current is None and done == len(r.expected) and isinstance(message[1], float):
-        r.job.exec_seconds = message[1]
-        r.ended = True
-    else:
-        raise Tampered(f"unexpected {str(message)[:80]}")
+    """Accept only the runner's own answers: ready once, then one result per request, carrying its nonce."""
+    if r.done:
+        raise Tampered(f"a message after the last result: {_quoted(message)}")
+    if not isinstance(message, list) or not message:
+        raise Tampered(f"unexpected {_quoted(message)}")
+    if message == ["ready"] and not r.ready:
+        r.ready = True
+        _ask(r)
+        return
+    if (
+        r.ready
+        and len(message) == 4
+        and message[0] == "result"
+        and message[1] == r.current
+        and message[2] == r.nonce
+        and _is_result(message[3])
+    ):
+        r.kept += sum(len(message[3][k] or "") for k in ("output", "error", "stderr"))
+        if r.kept > PAGE_LIMIT:  # thousands of examples printing a MiB each: kept, they would fill this machine
+            r.job.aborted = f"the page printed more than {PAGE_LIMIT >> 20} MiB in all; its later results were not kept"
+            r.job.aborted_at = r.current
+            return
+        r.job.exec_seconds += message[3]["seconds"]  # all else (fork, sandbox, pipes) counts as overhead
+        r.job.results[r.current] = message[3]
+        r.position += 1
+        _ask(r)
+        return
+    raise Tampered(f"unexpected {_quoted(message)}")
+
+
+def _ask(r: _Running) -> None:
+    if r.current is None:
+        r.done, r.deadline, r.nonce = True, None, None
+        r.finished = time.monotonic()
+        return
+    r.nonce = os.urandom(8).hex()
+    r.deadline = time.monotonic() + r.job.page.examples[r.current].options.timeout
+    try:
+        channel.send(r.ctl, ["run", r.current, r.nonce])
+    except OSError:  # the page's process closed its end or is gone: its exit is reported when it is reaped
+        pass
+
+
+def _quoted(message) -> str:
+    return str(message)[:80]
 
 
 def _is_result(result) -> bool:
@@ -208,24 +267,56 @@ def _is_result(result) -> bool:
     )
 
 
-def _finish(r: _Running) -> None:
+def _tampered(r: _Running, why: str) -> None:
+    r.job.aborted = f"tampered: the page wrote to the verifier's channel ({why}); its results are void"
+    r.job.aborted_at = r.current if r.current is not None else (r.expected[0] if r.expected else None)
+    r.job.results.clear()
+
+
+def _crashed(r: _Running) -> None:
     job = r.job
-    job.wall_seconds = time.monotonic() - r.started
-    if job.aborted is None and not r.ended:
-        job.aborted_at = r.current
-        code = r.process.exitcode
-        if code is not None and code < 0:
-            name = signal.Signals(-code).name
-            hint = " (out of memory?)" if -code == signal.SIGKILL else ""
-            job.aborted = f"crashed: killed by {name}{hint}"
-        else:
-            job.aborted = f"the page's process exited with code {code} before finishing"
-        log = _log_tail(r.cell.log)
-        if log:
-            job.aborted += "\n" + log
-    r.conn.close()
-    os.close(r.cell.log)
-    shutil.rmtree(r.workdir, ignore_errors=True)
+    job.aborted_at = r.current
+    status = r.cell.status
+    if not r.ready:
+        job.aborted = "the page's sandbox could not be set up, so it did not run"
+    elif os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        hint = " (out of memory?)" if os.WTERMSIG(status) == signal.SIGKILL else ""
+        job.aborted = f"crashed: killed by {name}{hint}"
+    else:
+        job.aborted = f"the page's process exited with code {r.cell.exit_code} before finishing"
+    log = _log_tail(r.log)
+    if log:
+        job.aborted += "\n" + log
+
+
+def _finish(r: _Running) -> None:
+    r.cell.kill()
+    r.job.wall_seconds = (r.finished or time.monotonic()) - r.started
+    os.close(r.ctl)
+    if r.done and not r.job.aborted:
+        try:  # whatever it wrote after its last result, before it was killed
+            extra = r.reader.feed() or r.reader.partial
+        except channel.ChannelError:
+            extra = True
+        if extra:
+            _tampered(r, "a message after the last result")
+
+
+def _reap(pages: list[_Running], cgroups: Cgroups, block: bool) -> None:
+    for r in list(pages):
+        if block:
+            r.cell.kill()
+        if not r.cell.reap(block=block):
+            continue
+        problems = cgroups.remove(r.cell.cgroup)
+        for problem in problems:
+            print(f"WARNING: a page's cgroup could not be removed: {problem}", file=sys.stderr, flush=True)
+        os.close(r.reader.fd)
+        os.close(r.log)
+        if r.on_machine:
+            sandbox.remove_folder(r.folder)
+        pages.remove(r)
 
 
 def _log_tail(fd: int, limit: int = 10, size: int = 1 << 16) -> str:

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from handbook import DOCS
+from handbook.verify import paths
 
 RECORD = DOCS / "verification.json"
 
@@ -48,7 +49,9 @@ def load(path: Path = RECORD) -> dict:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace the file at once, keeping its mode (a new file gets the usual one: 0666 less the umask)."""
+    """Replace the file at once, keeping its mode (a new file gets the usual one: 0666 less the umask).
+    paths.UnsafePath when the path goes through a symbolic link: the tool never writes where a link leads."""
+    path = paths.checked(path)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
@@ -74,7 +77,8 @@ def save(record: dict, path: Path = RECORD) -> None:
 @contextmanager
 def locked(path: Path):
     """Serialize read-modify-write of a shared file between verifier processes running at once."""
-    with open(path.with_name(f".{path.name}.lock"), "w") as lock:
+    fd = paths.open_no_follow(path.with_name(f".{path.name}.lock"), os.O_WRONLY | os.O_CREAT)
+    with os.fdopen(fd, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from handbook import DOCS
-from handbook.verify import execute, machine, record
+from handbook.verify import execute, record
 from handbook.verify.cache import CACHE, Cache
 from handbook.verify.compare import diff, matches, matches_on_cuda
 from handbook.verify.document import Example, Page, parse_page
 from handbook.verify.fences import DEVICES
-from handbook.verify.pool import Job, _fork, run_jobs, warm_up
-from handbook.verify.sandbox import secret_values
+from handbook.verify.pool import Job, _fork, cpu_label, run_jobs, warm_up
+from handbook.verify.sandbox import contains_secret, secret_values
 from handbook.verify.update import BLOCK_LIMIT, PageChanged, plan, refusal, rewrite, write_page
 
 NO_GPU = "cuda: no GPU"
@@ -226,13 +226,14 @@ def verify(
     measure: bool = False,
 ) -> Report:
     started = time.perf_counter()
+    warm_up()  # the warm process imports torch while pages are read
     pages = [parse_page(p) for p in collect(paths)]
     report = Report()
     report.unreadable = [f"{p.rel}:{x.line}: {x.code} {x.message}" for p in pages if p.unreadable for x in p.problems]
     pages = [p for p in pages if not p.unreadable]
     env = record.environment()
     gpu = probe_gpu() if "cuda" in devices else None
-    machines = {"cpu": machine.cpu_label(), "cuda": gpu or "no GPU"}
+    machines = {"cpu": cpu_label(), "cuda": gpu or "no GPU"}
     cache = Cache(cache_path or CACHE, enabled=use_cache, machine=machines["cpu"])
     planned: dict[tuple[str, str], list[Outcome]] = {}
     to_run: list[Job] = []
@@ -248,8 +249,6 @@ def verify(
                 to_run.append(Job(page, device))
             else:
                 planned[page.rel, device] = evaluate(page, device, None)
-    if to_run:
-        warm_up()
     progress = Progress(len(to_run), stream or sys.stderr)
 
     def done(job: Job) -> None:
@@ -266,9 +265,10 @@ def verify(
         progress.close()
     report.jobs, report.pages_run = to_run, len(to_run)
     by_job = {(j.page.rel, j.device): j for j in to_run}
+    secrets = secret_values()  # held here only: the warm process and the pages never had them
     if update:
         provenance = sample_provenance(env, machines)
-        guard = (block_limit, secret_values())
+        guard = (block_limit, secrets)
         pages = [_apply_update(page, devices, planned, by_job, report, provenance, guard) for page in pages]
     results: dict[tuple[str, str], tuple[str, dict]] = {}  # (page, device) -> (examples hash, counts)
     outputs: dict[str, dict] = {}  # page -> machine-dependent outputs, for the record
@@ -285,7 +285,7 @@ def verify(
             if recordable and (ran or (device == "cpu" and page.examples)):
                 results[page.rel, device] = (page.examples_hash, counts)
             if recordable:
-                _machine_outputs(page, device, outcomes, outputs)
+                _machine_outputs(page, device, outcomes, outputs, secrets, report)
     if record_path is not None:
         # a full run forgets pages that no longer exist
         alive = {p.rel for p in pages} if paths is None else None
@@ -295,13 +295,21 @@ def verify(
     return report
 
 
-def _machine_outputs(page: Page, device: str, outcomes: list[Outcome], outputs: dict[str, dict]) -> None:
+def _machine_outputs(
+    page: Page, device: str, outcomes: list[Outcome], outputs: dict[str, dict], secrets, report
+) -> None:
     found = outputs.setdefault(page.rel, {"live": [e.code_hash for e in page.examples if e.options.machine]})
     if not found["live"]:
         del outputs[page.rel]
         return
     for o in outcomes:
         if o.example.options.machine and o.status == "passed" and o.actual is not None:
+            if contains_secret(o.actual, secrets):  # the record is committed: a value there is published
+                report.refusals.append(
+                    f"{o.example.name} [{device}]: not recorded: output contains the value of one of your "
+                    "environment variables"
+                )
+                continue
             found.setdefault(o.example.code_hash, {})[device] = o.actual
 
 

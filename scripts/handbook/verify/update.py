@@ -9,6 +9,7 @@ from handbook.verify import record
 from handbook.verify.compare import matches, matches_on_cuda, normalize
 from handbook.verify.document import Example, Page
 from handbook.verify.fences import OutputHeader
+from handbook.verify.paths import UnsafePath
 
 BLOCK_LIMIT = 64 * 1024  # bytes of captured output --update writes into one block, at most
 
@@ -129,7 +130,11 @@ class PageChanged(Exception):
 
 
 def write_page(page: Page, text: str) -> None:
-    """Write the page's new text with its line endings, only over exactly the bytes that were read."""
+    """Write the page's new text with its line endings, only over exactly the bytes that were read, and only
+    at its own path (a page turned into a symbolic link since it was read is not written: paths.py)."""
     if page.digest is not None and hashlib.sha256(page.path.read_bytes()).hexdigest() != page.digest:
         raise PageChanged(page.rel)
-    record.write_atomic(page.path, text.replace("\n", page.newline) if page.newline != "\n" else text)
+    try:
+        record.write_atomic(page.path, text.replace("\n", page.newline) if page.newline != "\n" else text)
+    except UnsafePath as exc:
+        raise PageChanged(f"{page.rel}: {exc}") from None
