@@ -53,7 +53,10 @@ def test_worker_patch_fixes_the_loop_once_and_refuses_unknown_code(tmp_path):
         "self.__search=de," in patched
     )
     assert patched.count("search(e){return self.__hbSearch.call(this,e,{") == 1
-    assert patched.count("themeSearch(e){") == 1 and patched.startswith("// The handbook's search method")
+    # the pinned reference addresses first (a name with no page links there), then the handbook's search method
+    first, rest = patched.split("\n", 1)
+    assert first.startswith("self.__hbUpstream={") and rest.startswith("// The handbook's search method")
+    assert patched.count("themeSearch(e){") == 1
     with pytest.raises(WorkerPatchError, match="search worker changed"):
         patch_worker(tmp_path)  # already patched, or a new theme version: never silently skipped
     for old, _ in [(WORKER_BUG, None), *PREBUILT_PATCHES, ("e=ce(e),", None)]:

@@ -238,9 +238,10 @@ def test_every_api_page_of_the_handbook_shows_a_history_naming_every_probed_rele
     assert not missing, missing[:10]
     unprobed = [p.rel for p in pages if p.front.get("api") not in probed and "Not probed yet" not in sections[p.rel]]
     assert not unprobed, unprobed[:10]
-    # the committed data: every minor release from 1.13 to the pinned one, and at least 95% of api pages in it
+    # the committed data: every minor release from 1.13 to the pinned one
     assert [r["release"] for r in data["releases"]] == list(versions.RELEASES)
-    assert len(in_data) >= 0.95 * len(pages), f"{len(in_data)} of {len(pages)} api pages have a version history"
+    # pages written after the last probe wait for the next one (labelled above); a budget keeps that debt visible
+    assert len(pages) - len(in_data) <= 30, f"{len(pages) - len(in_data)} api pages wait for a probe: re-probe"
 
 
 def test_the_committed_data_dates_apis_by_the_release_the_probe_first_found_them_in():

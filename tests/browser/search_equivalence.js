@@ -68,6 +68,28 @@ let prepare = (query) => query;
   // the offline copy is a build of its own (file:// links): its prebuilt index against the index the browser
   // would build from that copy's own search_index.json
   const offline = offlineSite ? await searcher(offlineSite, true) : null;
+  // A one-letter query is searched as that word, not as the prefix of every word (search_worker.js): the theme
+  // given the same word as a required exact term ("+c") finds the same pages in the same order.
+  const letter = {
+    same_as_exact_word:  // the same pages (the handbook's method orders them its own way: hbRank)
+      JSON.stringify(locations(strip(online.search("c").items)).map((g) => g[0].split("#")[0]).sort()) ===
+      JSON.stringify(locations(strip(online.themeSearch("+c").items)).map((g) => g[0].split("#")[0]).sort()),
+    groups: online.search("c").items.length,
+    prefix_groups: online.themeSearch("c").items.length,
+  };
+  // A word typed up to a separator ("shape-") is searched as the words before it: the theme's empty clause ("-*")
+  // matches every page.
+  const separator = {
+    theme_groups: (() => {  // the theme's own worker can throw on it (lunr, '_index' of undefined): -1
+      try { return online.themeSearch("shape-").items.length; } catch (e) { return -1; }
+    })(),
+    groups: online.search("shape-").items.length,
+    within_shape: (() => {
+      const article = (group) => group[0].split("#")[0];
+      const shape = new Set(locations(strip(online.search("shape").items)).map(article));
+      return locations(strip(online.search("shape-").items)).every((group) => shape.has(article(group)));
+    })(),
+  };
   const offlineBuilt = offlineSite ? await searcher(offlineSite, false) : null;
   const out = [];
   for (const query of fs.readFileSync(queriesFile, "utf-8").split("\n").filter(Boolean)) {
@@ -111,26 +133,6 @@ let prepare = (query) => query;
     }
     out.push(row);
   }
-  // A one-letter query is searched as that word, not as the prefix of every word (search_worker.js): the theme
-  // given the same word as a required exact term ("+c") finds the same pages in the same order.
-  const letter = {
-    same_as_exact_word:  // the same pages (the handbook's method orders them its own way: hbRank)
-      JSON.stringify(locations(strip(online.search("c").items)).map((g) => g[0].split("#")[0]).sort()) ===
-      JSON.stringify(locations(strip(online.themeSearch("+c").items)).map((g) => g[0].split("#")[0]).sort()),
-    groups: online.search("c").items.length,
-    prefix_groups: online.themeSearch("c").items.length,
-  };
-  // A word typed up to a separator ("shape-") is searched as the words before it: the theme's empty clause ("-*")
-  // matches every page.
-  const separator = {
-    theme_groups: online.themeSearch("shape-").items.length,
-    groups: online.search("shape-").items.length,
-    within_shape: (() => {
-      const article = (group) => group[0].split("#")[0];
-      const shape = new Set(locations(strip(online.search("shape").items)).map(article));
-      return locations(strip(online.search("shape-").items)).every((group) => shape.has(article(group)));
-    })(),
-  };
   // Only the newest of the queries waiting is answered: three sent at once, as fast typing does, get the last one's.
   const { context, handler } = loadWorker(site, false);
   const answers = [];

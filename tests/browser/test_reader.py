@@ -105,16 +105,20 @@ def test_copy_includes_the_device_line(built_site, browser):
 
 
 def test_home_page_has_the_module_map_numbers_search_hints_and_download(built_site, browser):
+    from handbook.site.coverage import totals
     from handbook.site.home import verification_counts
     from handbook.site.nav import load_pages
     from handbook.verify import record
 
-    counts = verification_counts(load_pages(), record.load())
+    pages, recorded = load_pages(), record.load()
+    counts, blocks = verification_counts(pages, recorded), totals(pages, recorded)
     with serve(built_site) as base:
         page = browser.new_page()
         page.goto(base)
         text = page.locator("article").inner_text()
-        assert f"{counts['pages']} pages holding {counts['examples']} examples" in text
+        assert (
+            f"{counts['pages']} pages holding {blocks.examples:,} examples and {blocks.checks:,} claim checks" in text
+        )
         assert page.locator("article table").first.get_by_role("link", name="torch.nn", exact=True).count() == 1
         for words in ["拼接", "显存", "concatenate", "Coming from NumPy", "performance checklist", "device"]:
             assert words in text, words

@@ -234,7 +234,8 @@ def test_search_method_gives_the_themes_results_and_the_prebuilt_index_the_built
     assert 0 < result["letter"]["groups"] < result["letter"]["prefix_groups"], result["letter"]
     # "shape-" (typed on the way to "shape-ops") is "shape", not every page of the site
     separator = result["separator"]
-    assert separator["within_shape"] and 0 < separator["groups"] < separator["theme_groups"], separator
+    assert separator["within_shape"] and separator["groups"] > 0, separator
+    assert separator["theme_groups"] < 0 or separator["groups"] < separator["theme_groups"], separator
     # three queries arriving together (fast typing) get the last one's answers: the ten groups the page shows at
     # once highlighted first, then the whole answer
     assert result["latest"] == {"answers": 2, "is_last": True, "first_shows_the_same": True}, result["latest"]
