@@ -19,9 +19,8 @@ import jsonschema
 
 from handbook import DOCS, EXAMPLES, ROOT
 from handbook.i18n import catalog, glossary
-from handbook.lint import audit, claims
+from handbook.lint import audit, claims, introspection
 from handbook.lint import categories as category_vocabulary
-from handbook.lint import introspection
 from handbook.lint import maps as maps_module
 from handbook.lint import tags as vocabulary
 from handbook.lint.signatures import parameters_of, resolve
