@@ -174,3 +174,11 @@ def test_render_writes_both_languages(tmp_path):
     assert code(en) == code(zh) and code(en)
     assert "输出" in zh and "Output" in en  # the render step's own words, in each language
     assert (tmp_path / "build" / "mkdocs-zh.yml").exists()
+
+
+def test_the_chinese_home_page_links_the_one_zip_at_the_site_root():
+    from handbook.site import home
+
+    assert 'href="download/pytorch-handbook-offline.zip"' in home.download(False)[0]
+    with strings.language("zh"):  # zh/index.html: the zip is one folder up
+        assert 'href="../download/pytorch-handbook-offline.zip"' in home.download(False)[0]

@@ -10,6 +10,7 @@ import html
 import re
 from collections import Counter
 
+from handbook.i18n.strings import current
 from handbook.lint import tags as vocabulary
 from handbook.site import coverage
 from handbook.site.nav import Site, _flatten, by_category
@@ -107,7 +108,9 @@ def download(offline: bool) -> list[str]:
     if offline:
         return ["You are reading the offline copy: it browses and searches without a network connection."]
     return [
-        f'<a class="md-button" href="{OFFLINE_ZIP}">Download the handbook for offline reading</a> — one zip; '
+        # the zip lies at the site's root; the Chinese home page is zh/index.md
+        f'<a class="md-button" href="{"" if current() == "en" else "../"}{OFFLINE_ZIP}">Download the handbook for '
+        "offline reading</a> — one zip; "
         "unzipped, it browses and searches from `file://` with no network request.",
     ]
 
