@@ -7,9 +7,11 @@ tests/fixtures/hostile/ at once, two at a time, next to a control page, and then
 model in docs/contributing.md ("The sandbox: examples are untrusted code"). No traffic leaves loopback.
 """
 
+import ast
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -244,7 +246,11 @@ def test_files_outside_the_pages_root_cannot_be_read(world):
         "BASE LISTED ['checkout']",  # only the checkout, re-bound into the page's own /tmp
     ]:
         assert line + "\n" in shown or line.endswith("\n") and line in shown, (line, shown)
-    assert "\n/tmp LISTED ['handbook-page-" in shown and "pytest-of-root']" in shown  # its own /tmp
+    # its own /tmp: its page folder, pytest's, and the checkout's top folder when the checkout itself is under /tmp
+    listed = ast.literal_eval(re.search(r"\n/tmp LISTED (\[[^\]]*\])", shown).group(1))
+    checkout = [ROOT.resolve().relative_to("/tmp").parts[0]] if ROOT.resolve().is_relative_to("/tmp") else []
+    assert sorted(x for x in listed if not x.startswith("handbook-page-")) == sorted(["pytest-of-root", *checkout])
+    assert any(x.startswith("handbook-page-") for x in listed), listed
 
 
 def test_the_machines_sockets_cannot_be_reached(world):
