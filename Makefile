@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: site site-zensical render test browser serve lint verify update portability bench sitebench check format clean
+.PHONY: site site-zensical render test browser actionlint serve lint verify update portability bench sitebench check format clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -65,7 +65,10 @@ serve: render
 browser:
 	bash scripts/setup/browser.sh
 
-test: $(STAMP) browser
+actionlint:
+	bash scripts/setup/actionlint.sh
+
+test: $(STAMP) browser actionlint
 	$(PY) -m pytest
 
 bench: $(STAMP)

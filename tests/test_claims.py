@@ -174,7 +174,7 @@ def test_the_banner_counts_what_ran_and_what_did_not(tmp_path):
 
 
 def test_a_check_that_holds_only_from_some_release_says_since_when(tmp_path):
-    from handbook.releases import history
+    from handbook.site import history
 
     page_path = tmp_path / "p.md"
     page_path.write_text("---\nkind: guide\n---\n\n# p\n\nA claim.\n\n```check\nassert True\n```\n")
@@ -195,7 +195,7 @@ def test_a_check_that_holds_only_from_some_release_says_since_when(tmp_path):
 
 
 def test_the_tldr_says_which_release_added_the_api(tmp_path):
-    from handbook.releases import history
+    from handbook.site import history
 
     page_path = tmp_path / "sdpa.md"
     page_path.write_text("---\nkind: api\napi: torch.nn.functional.scaled_dot_product_attention\n---\n\n# x\n")

@@ -190,7 +190,7 @@ def test_category_vocabulary_rejects_bad_files(tmp_path):
 
 def test_every_module_section_lists_categories():
     from handbook.lint import categories
-    from handbook.site.nav import module_tree, sections_by_title
+    from handbook.lint.modules import module_tree, sections_by_title
 
     assert sorted(categories.load()) == sorted(sections_by_title(module_tree()))
     assert all(categories.of_module(module) for module in categories.load())

@@ -11,8 +11,8 @@ from handbook import DOCS, ROOT
 from handbook.lint.rules import lint
 from handbook.site.render import badge
 from handbook.verify import record
-from handbook.verify.document import parse_page
-from handbook.verify.runner import collect, probe_gpu
+from handbook.verify.document import collect, parse_page
+from handbook.verify.runner import probe_gpu
 
 
 def test_every_page_lints_clean():

@@ -11,7 +11,8 @@ import jsonschema
 import pytest
 
 from handbook import ROOT
-from handbook.releases import envs, history, probe, versions
+from handbook.releases import envs, probe, versions
+from handbook.site import history
 from handbook.verify.document import parse_page
 
 SHARDS = Path(__file__).parent / "fixtures" / "versions"

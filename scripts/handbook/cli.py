@@ -1,14 +1,26 @@
-"""Command line: python -m handbook {lint,verify,upgrade,bench,codes,...}."""
+"""Command line: python -m handbook {lint,verify,upgrade,bench,codes,...}.
+
+Each command is one small function below; they import their stage when called, so that a command never pays for
+another's imports (a cached `verify` must not import torch or the site builder).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from handbook.verify.fences import DEVICES
 
 
-def main(argv: list[str] | None = None) -> int:
+def _shard(text: str) -> tuple[int, int]:
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit()) or not 1 <= int(index) <= int(count):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected I/N with 1 <= I <= N, e.g. 2/4")
+    return int(index), int(count)
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m handbook", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -24,6 +36,12 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--device", choices=[*DEVICES, "all"], default="all")
     v.add_argument("--jobs", type=int, default=None, help="pages run at once (default: number of cores)")
     v.add_argument("--no-cache", action="store_true", help="run every page, even unchanged ones")
+    v.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="run only shard I of N (1-based) of the pages, for CI runners; merge their records with merge-records",
+    )
     v.add_argument("--no-record", action="store_true", help="do not write docs/verification.json")
     v.add_argument("--results", metavar="PATH", help="also write every example's outcome and output as JSON")
     v.add_argument(
@@ -98,123 +116,163 @@ def main(argv: list[str] | None = None) -> int:
     from handbook.releases.versions import add_parser as add_versions
 
     add_versions(sub)
+    return parser
 
-    args = parser.parse_args(argv)
-    if args.command == "verify" and args.portability:
+
+def _verify(args) -> int:
+    if args.portability:
         from handbook.verify.portability import main as portability_main
 
         return portability_main(args.paths or None, args.jobs)
-    if args.command == "verify":
-        import signal
+    import signal
 
-        from handbook.verify import record
-        from handbook.verify.paths import UnsafePath
+    from handbook.verify import record
+    from handbook.verify.paths import UnsafePath
+    from handbook.verify.runner import print_report, verify, write_results
 
-        # SIGTERM unwinds like Ctrl-C, so every page's processes are ended on the way out.
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-        from handbook.verify.runner import print_report, verify
-
-        devices = DEVICES if args.device == "all" else (args.device,)
-        try:
-            report = verify(
-                args.paths or None,
-                devices=devices,
-                update=args.update or args.measure,
-                measure=args.measure,
-                jobs=args.jobs,
-                use_cache=not (args.no_cache or args.measure),
-                record_path=None if args.no_record else record.RECORD,
-                **({"block_limit": args.max_output} if args.max_output else {}),
-            )
-        except (FileNotFoundError, UnsafePath) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        print_report(report, devices)
-        if args.results:
-            from pathlib import Path
-
-            from handbook.verify.runner import write_results
-
-            write_results(report, Path(args.results), record.environment())
-        return 1 if report.failed else 0
-    if args.command == "lint":
-        from handbook.lint.rules import main as lint_main
-
-        return lint_main(args.paths or None)
-    if args.command == "claims":
-        from handbook.lint.claims import main as claims_main
-
-        return claims_main(args.paths or None)
-    if args.command == "usage":
-        from handbook.usage.rank import main as usage_main
-
-        return usage_main(args.paths, write=args.write, top=args.top)
-    if args.command == "i18n":
-        from handbook.i18n import cli as i18n_cli
-
-        if args.action == "update":
-            return i18n_cli.update(args.paths or None, args.language)
-        return i18n_cli.status(args.paths or None, args.language, args.untranslated)
-    if args.command == "codes":
-        from handbook.lint.rules import CODES
-
-        for code, meaning in sorted(CODES.items()):
-            print(f"{code}  {meaning}")
-        return 0
-    if args.command == "merge-records":
-        from pathlib import Path
-
-        from handbook.verify import record
-
-        with record.locked(record.RECORD):
-            merged = record.load(record.RECORD)
-            for other in args.records:
-                try:
-                    record.merge(merged, record.load(Path(other)))
-                except (OSError, ValueError, KeyError) as exc:
-                    print(f"error: {other}: not a verification record ({exc})", file=sys.stderr)
-                    return 2
-            record.save(merged, record.RECORD)
-        machines = {
-            m for p in merged["pages"].values() for d in ("cpu", "cuda") for m in record.by_machine(p.get(d, {}))
-        }
-        print(
-            f"merged {len(args.records)} record(s): {len(merged['pages'])} pages, machines: {', '.join(sorted(machines))}"
+    # SIGTERM unwinds like Ctrl-C, so every page's processes are ended on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    devices = DEVICES if args.device == "all" else (args.device,)
+    try:
+        report = verify(
+            args.paths or None,
+            devices=devices,
+            update=args.update or args.measure,
+            measure=args.measure,
+            jobs=args.jobs,
+            use_cache=not (args.no_cache or args.measure),
+            record_path=None if args.no_record else record.RECORD,
+            shard=args.shard,
+            **({"block_limit": args.max_output} if args.max_output else {}),
         )
-        return 0
-    if args.command == "upgrade":
-        from handbook.releases.upgrade import main as upgrade_main
+    except (FileNotFoundError, UnsafePath) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print_report(report, devices)
+    if args.results:
+        write_results(report, Path(args.results), record.environment())
+    return 1 if report.failed else 0
 
-        return upgrade_main(
-            args.version, args.torchvision, args.baseline, args.out, args.paths or None, args.jobs, args.prune
-        )
-    if args.command == "render":
-        from handbook.site.build import main as render_main
 
-        return render_main(args.out, args.offline)
-    if args.command == "offline":
-        from handbook.site.offline import main as offline_main
+def _lint(args) -> int:
+    from handbook.lint.rules import main as lint_main
 
-        return offline_main(args.generator)
-    if args.command == "sitebench":
-        from handbook.bench.sitebench import main as sitebench_main
+    return lint_main(args.paths or None)
 
-        return sitebench_main()
-    if args.command == "lighthouse":
-        from handbook.bench.lighthouse import main as lighthouse_main
 
-        return lighthouse_main(args.site, args.lighthouse)
-    if args.command == "linkcheck":
-        from handbook.site.linkcheck import main as linkcheck_main
+def _claims(args) -> int:
+    from handbook.lint.claims import main as claims_main
 
-        return linkcheck_main(args.site)
-    if args.command == "versions":
-        from handbook.releases.versions import main as versions_main
+    return claims_main(args.paths or None)
 
-        return versions_main(args)
-    if args.command == "bench":
-        from handbook.bench.isolation import main as bench_main
-        from handbook.bench.isolation import scaling
 
-        return scaling() if args.scaling else bench_main(args.paths or None, args.repeat)
-    return 2
+def _usage(args) -> int:
+    from handbook.usage.rank import main as usage_main
+
+    return usage_main(args.paths, write=args.write, top=args.top)
+
+
+def _i18n(args) -> int:
+    from handbook.i18n import cli as i18n_cli
+
+    if args.action == "update":
+        return i18n_cli.update(args.paths or None, args.language)
+    return i18n_cli.status(args.paths or None, args.language, args.untranslated)
+
+
+def _codes(args) -> int:
+    from handbook.lint.rules import CODES
+
+    for code, meaning in sorted(CODES.items()):
+        print(f"{code}  {meaning}")
+    return 0
+
+
+def _merge_records(args) -> int:
+    from handbook.verify import record
+
+    try:
+        merged = record.merge_files([Path(p) for p in args.records])
+    except record.NotARecord as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    machines = {m for p in merged["pages"].values() for d in ("cpu", "cuda") for m in record.by_machine(p.get(d, {}))}
+    print(
+        f"merged {len(args.records)} record(s): {len(merged['pages'])} pages, machines: {', '.join(sorted(machines))}"
+    )
+    return 0
+
+
+def _upgrade(args) -> int:
+    from handbook.releases.upgrade import main as upgrade_main
+
+    return upgrade_main(
+        args.version, args.torchvision, args.baseline, args.out, args.paths or None, args.jobs, args.prune
+    )
+
+
+def _render(args) -> int:
+    from handbook.site.build import main as render_main
+
+    return render_main(args.out, args.offline)
+
+
+def _offline(args) -> int:
+    from handbook.site.offline import main as offline_main
+
+    return offline_main(args.generator)
+
+
+def _sitebench(args) -> int:
+    from handbook.bench.sitebench import main as sitebench_main
+
+    return sitebench_main()
+
+
+def _lighthouse(args) -> int:
+    from handbook.bench.lighthouse import main as lighthouse_main
+
+    return lighthouse_main(args.site, args.lighthouse)
+
+
+def _linkcheck(args) -> int:
+    from handbook.site.linkcheck import main as linkcheck_main
+
+    return linkcheck_main(args.site)
+
+
+def _versions(args) -> int:
+    from handbook.releases.versions import main as versions_main
+
+    return versions_main(args)
+
+
+def _bench(args) -> int:
+    from handbook.bench.isolation import main as bench_main
+    from handbook.bench.isolation import scaling
+
+    return scaling() if args.scaling else bench_main(args.paths or None, args.repeat)
+
+
+COMMANDS = {
+    "verify": _verify,
+    "lint": _lint,
+    "claims": _claims,
+    "usage": _usage,
+    "i18n": _i18n,
+    "codes": _codes,
+    "merge-records": _merge_records,
+    "upgrade": _upgrade,
+    "render": _render,
+    "offline": _offline,
+    "sitebench": _sitebench,
+    "lighthouse": _lighthouse,
+    "linkcheck": _linkcheck,
+    "versions": _versions,
+    "bench": _bench,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return COMMANDS[args.command](args)

@@ -15,9 +15,9 @@ import tempfile
 import time
 
 from handbook import DOCS
-from handbook.verify.document import parse_page
-from handbook.verify.pool import Job, run_jobs, warm_up
-from handbook.verify.runner import collect
+from handbook.verify.document import collect, parse_page
+from handbook.verify.pool import Job
+from handbook.verify.warm import run_jobs, start_process
 
 # The default sample: fixed, so figures compare across runs, and chosen to span the handbook: small and large pages,
 # tensor ops, layers, functional, optimizers, data loading with workers, autograd, a comparison and a guide.
@@ -91,7 +91,7 @@ def main(paths: list[str] | None, repeat: int = 3) -> int:
     which = "the pages given" if paths else "the fixed sample (bench.SAMPLE; pass paths to measure others)"
     print(f"pages: {len(pages)} with examples, {which}: {', '.join(p.rel for p in pages)}")
     print(f"CPU pass; warm runs repeated {repeat}x, fresh runs once", flush=True)
-    warm_up()
+    start_process()
     overheads = []
     for _ in range(repeat):
         for job in run_jobs([Job(p, "cpu") for p in pages], workers=1):
@@ -120,7 +120,7 @@ def scaling(sizes: tuple[int, ...] = (1000, 2000, 4000, 8000)) -> int:
     """Verify time of pages of N tiny examples: cost per example must not grow with N (linear, not quadratic)."""
     from handbook.verify.runner import verify
 
-    warm_up()
+    start_process()
     per_example = []
     with tempfile.TemporaryDirectory(prefix="handbook-scaling-") as tmp:
         for n in sizes:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import sys
 
 from handbook.i18n import catalog
-from handbook.verify.document import parse_page
+from handbook.verify.document import collect, parse_page
 
 
 def _pages(paths: list[str] | None):
-    from handbook.verify.runner import collect
 
     return [p for p in (parse_page(path) for path in collect(paths)) if not p.unreadable]
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from handbook import ROOT
+from handbook.lint.modules import module_tree, sections_by_title
 from handbook.lint.tags import check_entries
 
 CATEGORIES_FILE = ROOT / "tags" / "categories.yml"
@@ -24,8 +25,6 @@ class CategoryError(ValueError):
 @lru_cache(maxsize=4)
 def load(path: Path = CATEGORIES_FILE) -> dict[str, tuple[dict, ...]]:
     """Module section title -> its categories, in display order."""
-    from handbook.site.nav import module_tree, sections_by_title
-
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict):
         raise CategoryError(f"{path}: expected a mapping of module section to categories")

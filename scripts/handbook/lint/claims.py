@@ -23,7 +23,7 @@ from collections import Counter
 
 from handbook.lint import audit
 from handbook.lint.signatures import SourceText, defaults_of
-from handbook.verify.document import Example, Page, Prose, parse_page
+from handbook.verify.document import Example, Page, Prose, collect, parse_page
 
 CODES = {
     "HB100": "a pitfall has no example or check under it (a prose-only pitfall)",
@@ -209,7 +209,6 @@ def findings(page: Page, api: str | None):
 
 def main(paths: list[str] | None = None) -> int:
     """`python -m handbook claims`: every claim finding, audited page or not, and the audit's progress."""
-    from handbook.verify.runner import collect  # the verify command's page collection (issue 29 moves it)
 
     pages = [p for p in (parse_page(path) for path in collect(paths)) if not p.unreadable]
     codes: Counter = Counter()

@@ -17,15 +17,16 @@ from pathlib import Path
 
 import jsonschema
 
-from handbook import DOCS, EXAMPLES, ROOT
+from handbook import EXAMPLES, ROOT
 from handbook.i18n import catalog, glossary
-from handbook.lint import audit, claims, introspection
+from handbook.lint import audit, claims, introspection, version_tags
 from handbook.lint import categories as category_vocabulary
 from handbook.lint import maps as maps_module
 from handbook.lint import tags as vocabulary
+from handbook.lint.modules import ModuleTreeError, module_tree, place
 from handbook.lint.signatures import parameters_of, resolve
 from handbook.verify import record as records
-from handbook.verify.document import Page, parse_page, relpath
+from handbook.verify.document import Page, collect, parse_page, relpath
 
 SCHEMA = Path(__file__).with_name("frontmatter.schema.json")
 API_SECTIONS = ["Official definition", "Parameters", "Examples", "Common pitfalls", "Performance tips"]
@@ -160,8 +161,6 @@ def _api(page: Page) -> str | None:
 
 @check
 def category_of_module(page: Page):
-    from handbook.site.nav import module_tree, place
-
     api = _api(page)
     section = place(module_tree(), api) if api else None
     if section is None:
@@ -241,9 +240,7 @@ def api_resolves_and_parameters(page: Page):
 @check
 def since_and_version_tags(page: Page):
     """`since:` and the version tags must say what the probe across torch releases measured."""
-    from handbook.releases import versions
-
-    api, data = _api(page), versions.load()
+    api, data = _api(page), version_tags.load()
     found = (data or {}).get("apis", {}).get(api or "")
     if not found or not found.get("added"):
         return  # not probed yet: nothing to check against
@@ -260,7 +257,7 @@ def since_and_version_tags(page: Page):
     tags = page.front.get("tags") or []
     if not isinstance(tags, list):
         return
-    wanted = versions.expected_tags(tags, found, data, api)
+    wanted = version_tags.expected_tags(tags, found, data, api)
     line, oldest = page.front_lines.get("tags", 1), data["releases"][0]["release"]
     for tag in sorted(set(tags) - set(wanted)):
         why = (
@@ -443,7 +440,6 @@ def lint_page(page: Page) -> list[Finding]:
 
 
 def lint(paths: list[str] | None = None, examples_dir: Path = EXAMPLES) -> list[Finding]:
-    from handbook.verify.runner import collect
 
     pages = [parse_page(p) for p in collect(paths)]
     findings = [f for page in pages for f in lint_page(page)]
@@ -456,13 +452,10 @@ def lint(paths: list[str] | None = None, examples_dir: Path = EXAMPLES) -> list[
 def main(paths: list[str] | None = None) -> int:
     try:
         findings = lint(paths)
-    except (FileNotFoundError, vocabulary.VocabularyError, category_vocabulary.CategoryError) as exc:
+    except (FileNotFoundError, vocabulary.VocabularyError, category_vocabulary.CategoryError, ModuleTreeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for finding in findings:
         print(finding)
     print(f"lint: {len(findings)} finding(s)" + ("" if findings else ", all pages clean"), file=sys.stderr)
     return 1 if findings else 0
-
-
-DOCS  # noqa: B018 - default root of collect()

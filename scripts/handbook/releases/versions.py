@@ -19,15 +19,15 @@ import re
 import subprocess
 import sys
 import time
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 from handbook import ROOT
+from handbook.lint.version_tags import HISTORY, added_in_2x, api_added_in_2x, expected_tags, load  # noqa: F401 (the data's readers)
 from handbook.releases import envs
 
 HERE = ROOT / "versions"
 SHARDS = HERE / "shards"
-HISTORY = HERE / "history.json"
 SCHEMA = Path(__file__).with_name("versions.schema.json")
 
 # The last patch of every minor release from 1.13 to the pinned one: what `probe` runs by default, newest and
@@ -248,14 +248,14 @@ def _deprecation(releases, status, warnings_by_release) -> dict | None:
     return out
 
 
-_REPLACEMENT = re.compile(r"\b(use|instead|replace[ds]?|migrate|in favou?r of|renamed to|switch to)\b", re.I)
-_URL = re.compile(r"https?://\S+")
+REPLACEMENT = re.compile(r"\b(use|instead|replace[ds]?|migrate|in favou?r of|renamed to|switch to)\b", re.I)
+URL = re.compile(r"https?://\S+")
 
 
 def warning_subject(message: str) -> str:
     """What a warning is about: its text before any "use …" / "instead" clause, links left out."""
-    text = _URL.sub("", message)
-    cut = _REPLACEMENT.search(text)
+    text = URL.sub("", message)
+    cut = REPLACEMENT.search(text)
     return text[: cut.start()] if cut else text
 
 
@@ -343,7 +343,7 @@ def example_history(page: str, shards: list[dict]) -> list[dict]:
             if "error" in ex:
                 errors[r] = ex["error"]
         entry: dict = {"code": ref["code"], "expected": ref["expected"], "results": results}
-        entry["same"] = _ranges(releases, {r for r, v in results.items() if v in ("same", "ran")})
+        entry["same"] = ranges(releases, {r for r, v in results.items() if v in ("same", "ran")})
         differs = [r for r in releases if results.get(r) == "differs"]
         if differs:
             entry["first_differs"] = differs[0]
@@ -355,7 +355,7 @@ def example_history(page: str, shards: list[dict]) -> list[dict]:
     return out
 
 
-def _ranges(releases: list[str], chosen: set[str]) -> list[list[str]]:
+def ranges(releases: list[str], chosen: set[str]) -> list[list[str]]:
     ranges: list[list[str]] = []
     for i, r in enumerate(releases):
         if r not in chosen:
@@ -409,43 +409,6 @@ def merge(shards: list[dict]) -> dict:
     }
 
 
-def api_added_in_2x(found: dict, data: dict) -> bool:
-    """The API is missing from a 1.x release the probe ran and present in a later, 2.x one."""
-    old = [r["release"] for r in data["releases"] if envs.key(r["release"])[0] < 2]
-    return bool(found.get("added")) and any(found["status"].get(r) == "absent" for r in old)
-
-
-def added_in_2x(found: dict, data: dict, api: str | None = None) -> bool | None:
-    """New in 2.x: the API appeared in a 2.x release, or changed there — a parameter added, removed or given
-    another default, or an example of its page that needs what the 1.x release lacks. None when the data cannot
-    tell (no 1.x release probed, or the API could not be looked at there)."""
-    old = [r["release"] for r in data["releases"] if envs.key(r["release"])[0] < 2]
-    if not old or found["status"].get(old[-1]) == "unknown":
-        return None
-    if api_added_in_2x(found, data):
-        return True
-    params = (found.get("parameters") or {}).values()
-    readable_in_1x = any(p["added"].startswith("≤1.") for p in params)
-    for p in params:
-        if "defaults" in p or "removed" in p or (readable_in_1x and not p["added"].startswith("≤1.")):
-            return True
-    pages = [p for p in data["pages"].values() if api is not None and p["api"] == api]
-    return any(e["results"].get(old[-1]) == "missing-api" for p in pages for e in p["examples"])
-
-
-def expected_tags(tags: list[str], found: dict, data: dict, api: str | None = None) -> list[str]:
-    """The page's tags with 2.0-new and 1.0-compatible as the data has them (lint HB035)."""
-    out = list(tags)
-    new = added_in_2x(found, data, api)
-    if "2.0-new" in out and new is False:
-        out.remove("2.0-new")
-    if "2.0-new" not in out and new is True and api_added_in_2x(found, data):
-        out.append("2.0-new")
-    if "1.0-compatible" in out and api_added_in_2x(found, data):
-        out.remove("1.0-compatible")
-    return out
-
-
 def fix_front_matter(page, data: dict) -> str | None:
     """The page's text with a disagreeing `since:` line removed and the version tags set from the data; None
     when nothing changes. Only those two front-matter lines are touched."""
@@ -480,16 +443,6 @@ def merge_files(paths, out: Path = HISTORY) -> dict:
     validate(data)
     write(data, out)
     return data
-
-
-@lru_cache(maxsize=4)
-def _load(path: Path) -> dict | None:
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-
-
-def load(path: Path = HISTORY) -> dict | None:
-    """The merged version data, or None when no probe ran yet."""
-    return _load(path)
 
 
 # ---------------------------------------------------------------------------------------------------- cost
@@ -545,8 +498,7 @@ def main(args) -> int:
         print(f"merged {len(paths)} shard(s): {', '.join(r['release'] for r in data['releases'])} -> {HISTORY.name}")
         return 0
     if args.action == "fix-front-matter":
-        from handbook.verify.document import parse_page
-        from handbook.verify.runner import collect
+        from handbook.verify.document import collect, parse_page
 
         data = load()
         if data is None:

@@ -28,8 +28,8 @@ from handbook.i18n import strings
 from handbook.i18n.catalog import LANGUAGES
 from handbook.i18n.translate import translate
 from handbook.lint import maps, tags
-from handbook.releases import changes, history
-from handbook.site import coverage, downloads, errors, home, render, search_data, sharp_bits, site_config
+from handbook.releases import changes
+from handbook.site import coverage, downloads, errors, history, home, render, search_data, sharp_bits, site_config
 from handbook.site import nav as site_nav
 from handbook.verify import record as records
 from handbook.verify.document import Page, parse_page

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from handbook import DOCS
 from handbook.i18n.strings import t
+from handbook.site.nav import docs_path, title
 from handbook.verify.document import Example, Page
 
 _LINE = re.compile(r"^(?P<cls>[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit)): (?P<text>.+)$")
@@ -72,7 +73,6 @@ def search_words(page: Page) -> list[str]:
 
 
 def page(pages: list[Page], docs: Path = DOCS) -> str:
-    from handbook.site.nav import docs_path, title
 
     messages = collect(pages)
     lines = [

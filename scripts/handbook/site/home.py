@@ -13,7 +13,7 @@ from collections import Counter
 from handbook.i18n.strings import current
 from handbook.lint import tags as vocabulary
 from handbook.site import coverage
-from handbook.site.nav import Site, _flatten, by_category
+from handbook.site.nav import Site, by_category, flatten
 from handbook.verify import record as records
 from handbook.verify.document import Page
 
@@ -24,11 +24,11 @@ OFFLINE_ZIP = "download/pytorch-handbook-offline.zip"
 def module_map(site: Site) -> list[str]:
     """One row per module section: its page, how many entries, and its categories with their counts."""
     lines = ["| module | entries | categories |", "|---|---:|---|"]
-    for section in _flatten(site.sections):
+    for section in flatten(site.sections):
         groups = by_category(section)
         cats = " · ".join(f"{c['en']} ({len(p)})" for c, p in groups) or "—"
         lines.append(f"| [{section.title}]({section.index}) | {len(section.pages)} | {cats} |")
-    total = sum(len(s.pages) for s in _flatten(site.sections))
+    total = sum(len(s.pages) for s in flatten(site.sections))
     lines += [
         "",
         f"{total} API entries in all, plus {len(site.guides)} [guides](guides/index.md), "

@@ -7,7 +7,7 @@ data or Markdown. The render step (build.py) writes them as generated pages and 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from handbook import DOCS
@@ -16,93 +16,13 @@ from handbook.i18n.strings import current, t
 from handbook.lint import audit
 from handbook.lint import categories as category_vocabulary
 from handbook.lint import tags as vocabulary
+from handbook.lint.modules import Section, flatten, module_tree, place
 from handbook.site import coverage
 from handbook.usage import rank
 from handbook.verify.document import Page, parse_page
 
-
-@dataclass
-class Section:
-    title: str
-    modules: tuple[str, ...]  # API prefixes whose pages belong here
-    index: str  # docs-relative path of the section's index page
-    intro: str
-    children: list[Section] = field(default_factory=list)
-    pages: list[Page] = field(default_factory=list)
-
-
-def module_tree() -> list[Section]:
-    return [
-        Section(
-            "torch",
-            ("torch",),
-            "torch/index.md",
-            "Tensor creation, shape operations, math, reductions and the other functions of the top-level package.",
-            children=[
-                # Not torch/tensor/index.md: that is torch/tensor/ as docs/torch/tensor.md (torch.tensor) is.
-                Section(
-                    "torch.Tensor", ("torch.Tensor",), "torch/tensor-methods/index.md", "Methods of tensor objects."
-                ),
-                Section("torch.linalg", ("torch.linalg",), "torch/linalg/index.md", "Linear algebra."),
-                Section(
-                    "torch.func",
-                    ("torch.func",),
-                    "torch/func/index.md",
-                    "Function transforms: vmap, grad, jacobians, functional calls of modules.",
-                ),
-                Section(
-                    "torch.distributions",
-                    ("torch.distributions",),
-                    "torch/distributions/index.md",
-                    "Probability distributions: sampling, log-probabilities, reparameterization.",
-                ),
-            ],
-        ),
-        Section("torch.nn", ("torch.nn",), "torch/nn/index.md", "Modules: layers, containers, losses."),
-        Section(
-            "torch.nn.functional",
-            ("torch.nn.functional",),
-            "torch/nn/functional/index.md",
-            "The stateless functions behind the layers.",
-        ),
-        Section("torch.optim", ("torch.optim",), "torch/optim/index.md", "Optimizers and learning-rate schedulers."),
-        Section(
-            "torch.utils.data", ("torch.utils.data",), "torch/utils/data/index.md", "Datasets, samplers and loaders."
-        ),
-        Section("torch.autograd", ("torch.autograd",), "torch/autograd/index.md", "Gradients and custom functions."),
-        Section(
-            "torch.cuda and torch.amp",
-            ("torch.cuda", "torch.amp", "torch.backends", "torch.accelerator"),
-            "torch/cuda/index.md",
-            "GPU devices and memory, device-neutral accelerators, mixed precision, backend switches.",
-        ),
-        Section(
-            "torch.distributed", ("torch.distributed",), "torch/distributed/index.md", "Training on several processes."
-        ),
-        Section("torchvision", ("torchvision",), "torchvision/index.md", "Images: transforms, datasets, models."),
-    ]
-
-
 KIND_SECTIONS = {"guide": ("Guides", "guides"), "comparison": ("Comparisons", "comparisons")}
 MIGRATION = ("Coming from TensorFlow, Keras and NumPy", "migration")
-
-
-def _flatten(sections: list[Section]) -> list[Section]:
-    return [s for top in sections for s in (top, *_flatten(top.children))]
-
-
-def sections_by_title(sections: list[Section]) -> dict[str, Section]:
-    return {s.title: s for s in _flatten(sections)}
-
-
-def place(sections: list[Section], api: str) -> Section | None:
-    """The section with the longest module prefix that the API name starts with."""
-    best, length = None, -1
-    for section in _flatten(sections):
-        for prefix in section.modules:
-            if (api == prefix or api.startswith(prefix + ".")) and len(prefix) > length:
-                best, length = section, len(prefix)
-    return best
 
 
 def load_pages(docs: Path = DOCS) -> list[Page]:
@@ -136,7 +56,7 @@ def organize(pages: list[Page], docs: Path = DOCS) -> Site:
             (site.guides if page.kind == "guide" else site.comparisons).append(page)
         else:
             site.other.append(page)
-    for section in _flatten(sections):
+    for section in flatten(sections):
         section.pages.sort(key=lambda p: p.front["api"].lower())
     return site
 
@@ -225,7 +145,7 @@ def _listing(pages: list[Page], from_dir: str, docs: Path, what: str) -> list[st
 def index_pages(site: Site, docs: Path = DOCS) -> dict[str, str]:
     """docs-relative path -> Markdown of every generated index page that docs/ does not provide itself."""
     out: dict[str, str] = {}
-    for section in _flatten(site.sections):
+    for section in flatten(site.sections):
         folder = str(Path(section.index).parent)
         lines = [f"# {section.title}", "", t(section.intro), ""]
         for child in section.children:

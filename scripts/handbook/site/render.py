@@ -13,8 +13,7 @@ from pathlib import Path
 
 from handbook.i18n.strings import current, t
 from handbook.lint import maps
-from handbook.releases import history
-from handbook.site import copyable, coverage
+from handbook.site import copyable, coverage, history
 from handbook.site.official import official_markdown
 from handbook.verify import record as records
 from handbook.verify.document import Example, Page, parse_page

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from handbook import DOCS
-from handbook.site.nav import _flatten, docs_path, module_tree, place, title
+from handbook.site.nav import docs_path, flatten, module_tree, place, title
 from handbook.verify.document import Page
 
 MARKER = "<!-- sharp-bits -->"
@@ -45,7 +45,7 @@ def markdown(pages: list[Page], from_dir: str = "guides", docs: Path = DOCS) -> 
     for page in gathered(pages):  # every page has a URL of its own (the render step checks it)
         section = place(sections, page.front["api"])
         by_section.setdefault(section.title if section else "Other", []).append(page)
-    order = [s.title for s in _flatten(sections)] + ["Other"]
+    order = [s.title for s in flatten(sections)] + ["Other"]
     up = "../" * len(Path(from_dir).parts)
     out, total, sources = [], 0, set()
     for name in order:

@@ -20,7 +20,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from handbook.verify import kernel
 from handbook.verify.sandbox import CGROUP_V1, CONTROLLERS, FAIRNESS, Support
@@ -173,30 +172,3 @@ class Cell:
     @property
     def exit_code(self) -> int | None:
         return None if self.status is None else os.waitstatus_to_exitcode(self.status)
-
-
-def remove_stale_cgroups() -> list[str]:
-    """Cgroups of warm processes that were killed: end what is left in them and remove them."""
-    problems = []
-    for controller in (*CONTROLLERS, FAIRNESS):
-        for path in (CGROUP_V1 / controller / "handbook").glob("*-*"):
-            owner = path.name.split("-")[0]
-            if not owner.isdigit() or Path(f"/proc/{owner}").exists():
-                continue
-            try:
-                for pid in (path / "cgroup.procs").read_text().split():
-                    os.kill(int(pid), signal.SIGKILL)
-            except (OSError, ValueError):
-                pass
-            deadline = time.monotonic() + 0.5
-            while path.exists():
-                try:
-                    path.rmdir()
-                except OSError as exc:
-                    if time.monotonic() > deadline:
-                        problems.append(f"{path}: {exc.strerror}")
-                        break
-                    time.sleep(0.005)
-    for problem in problems:
-        print(f"WARNING: a cgroup of an earlier run could not be removed: {problem}", file=sys.stderr)
-    return problems

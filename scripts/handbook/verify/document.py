@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 from markdown_it import MarkdownIt
 
-from handbook import ROOT
+from handbook import DOCS, ROOT
 from handbook.verify.fences import (
     KINDS,
     FenceError,
@@ -257,7 +257,7 @@ def parse_page(path: Path, text: str | None = None) -> Page:
     body_lines = _read_front_matter(page, lines)
     # A lone CR ends a line for markdown-it but not for our line numbers: parse it as the space it shows as.
     tokens = _md.parse("\n".join(body_lines).replace("\r", " "))
-    _collect(page, tokens, lines)
+    _blocks(page, tokens, lines)
     for n, line in enumerate(lines, 1):
         # CommonMark: a backtick in the info string means this is not a fence, so the example would never run
         if _BROKEN_FENCE.match(line):
@@ -317,7 +317,7 @@ def _read_front_matter(page: Page, lines: list[str]) -> list[str]:
 CLAIM_LIMIT = 400  # characters of a check's claim kept (reports quote it)
 
 
-def _collect(page: Page, tokens, lines: list[str]) -> None:
+def _blocks(page: Page, tokens, lines: list[str]) -> None:
     last_example: Example | None = None
     prose = ""  # the last paragraph's text: what a check placed after it proves
     items: list[Prose] = []  # list items still open
@@ -431,3 +431,19 @@ def _attach_output(page: Page, example: Example | None, tok, line, end_line, wor
 def _adjacent(lines: list[str], previous, line: int) -> bool:
     """True when only blank lines stand between the previous fence's end and `line`."""
     return all(not lines[i].strip() for i in range(previous.end_line, line - 1))
+
+
+def collect(paths: list[str] | None) -> list[Path]:
+    """Markdown pages named by paths (files or folders); docs/ when none are given."""
+    found: list[Path] = []
+    for raw in paths or [str(DOCS)]:
+        path = Path(raw)
+        if not path.is_absolute():
+            path = Path.cwd() / path
+        if path.is_dir():
+            found.extend(sorted(path.rglob("*.md")))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise FileNotFoundError(f"{raw}: no such file or folder")
+    return found

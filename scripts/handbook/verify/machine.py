@@ -69,6 +69,18 @@ def cpu_capability() -> str:
     return found
 
 
+def known_cpu_label() -> str | None:
+    """cpu_label() when the capability of this CPU, limit and torch build is already known, else None (finding it
+    out imports torch: the verifier leaves that to the warm process)."""
+    try:
+        known = json.loads(KNOWN.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(known.get(_fingerprint()), str):
+        return None
+    return cpu_label()
+
+
 def remember(path: Path, known: dict) -> None:
     """Keep the answers; never through a symbolic link (paths.py: the file, or a folder on the way, is refused)."""
     try:

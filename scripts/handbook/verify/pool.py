@@ -30,7 +30,7 @@ PAGE_LIMIT = 64 << 20  # characters of output, error and stderr kept for one pag
 POLL = 0.05  # seconds between checks of a page whose exit the kernel cannot signal (no pidfd)
 SETUP_TIMEOUT = 60.0  # seconds a page's process may take to enter its sandbox and say it is ready
 
-_fork = multiprocessing.get_context("fork")  # runner.probe_gpu forks the verifier for one question, never a page
+fork_context = multiprocessing.get_context("fork")  # runner.probe_gpu forks the verifier for one question, never a page
 
 
 @dataclass
@@ -42,27 +42,6 @@ class Job:
     aborted_at: int | None = None  # index of the example running when it stopped
     exec_seconds: float = 0.0  # time spent inside examples, as the page's process timed each (for `bench` only)
     wall_seconds: float = 0.0  # from making the page's cell to its last result
-
-
-def run_jobs(jobs: list[Job], workers: int, memory_limit: int | None = None, on_done=None) -> list[Job]:
-    """Run every job in the warm process; call on_done(job) as each finishes. Faults fail that job only."""
-    from handbook.verify import warm
-
-    return warm.process().run(jobs, workers, memory_limit, on_done)
-
-
-def warm_up() -> None:
-    """Start the warm process now (it imports torch while the verifier reads pages)."""
-    from handbook.verify import warm
-
-    warm.process()
-
-
-def cpu_label() -> str:
-    """The machine class of the CPU pass, named by the warm process (the verifier itself never imports torch)."""
-    from handbook.verify import warm
-
-    return warm.cpu_label()
 
 
 class Tampered(Exception):

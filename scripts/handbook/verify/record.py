@@ -181,6 +181,27 @@ def merge(into: dict, other: dict) -> dict:
     return into
 
 
+class NotARecord(ValueError):
+    """A file given to merge-records that is not a verification record."""
+
+
+def merge_files(others: list[Path], path: Path = RECORD) -> dict:
+    """Merge records written on other machines (or CI runners) into the record at `path`; nothing is written
+    when any of them cannot be read."""
+    with locked(path):
+        merged = load(path)
+        for other in others:
+            try:
+                found = load(other)
+                if not isinstance(found, dict) or not isinstance(found.get("pages"), dict):
+                    raise ValueError("no 'pages' mapping")
+                merge(merged, found)
+            except (OSError, ValueError, KeyError, AttributeError) as exc:
+                raise NotARecord(f"{other}: not a verification record ({exc})") from None
+        save(merged, path)
+    return merged
+
+
 def status(record: dict, rel: str, device: str, examples_hash: str) -> tuple[str, dict | None]:
     """'verified', 'failed', 'skipped', 'stale' or 'unverified', and the newest entry behind it.
 

@@ -9,15 +9,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handbook import DOCS
-from handbook.verify import execute, record
+from handbook.verify import execute, machine, record
 from handbook.verify.cache import CACHE, Cache
 from handbook.verify.compare import diff, matches, matches_on_cuda
-from handbook.verify.document import Example, Page, parse_page
+from handbook.verify.document import Example, Page, collect, parse_page
 from handbook.verify.fences import DEVICES
-from handbook.verify.pool import Job, _fork, cpu_label, run_jobs, warm_up
+from handbook.verify.pool import Job, fork_context
 from handbook.verify.sandbox import contains_secret, secret_values
 from handbook.verify.update import BLOCK_LIMIT, PageChanged, plan, refusal, rewrite, write_page
+from handbook.verify.warm import cpu_label, run_jobs, start_process
 
 NO_GPU = "cuda: no GPU"
 SLOWEST = 10  # pages listed at the end of a report, with their times
@@ -55,28 +55,27 @@ class Report:
         return self.count("failed") + len(self.unreadable) + len(self.refusals)
 
 
-def collect(paths: list[str] | None) -> list[Path]:
-    """Markdown pages named by paths (files or folders); docs/ when none are given."""
-    found: list[Path] = []
-    for raw in paths or [str(DOCS)]:
-        path = Path(raw)
-        if not path.is_absolute():
-            path = Path.cwd() / path
-        if path.is_dir():
-            found.extend(sorted(path.rglob("*.md")))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise FileNotFoundError(f"{raw}: no such file or folder")
-    return found
+def shard_of(pages: list[Page], index: int, count: int) -> list[Page]:
+    """The pages shard `index` of `count` runs (1-based): every page in exactly one shard, whatever machine computes
+    it. Pages go, most examples first, to the shard with the fewest examples so far, so shards take similar time."""
+    if not 1 <= index <= count:
+        raise ValueError(f"shard {index}/{count}: the index must be between 1 and {count}")
+    load = [0] * count
+    mine = set()
+    for page in sorted(pages, key=lambda p: (-len(p.examples), p.rel)):
+        lightest = min(range(count), key=lambda i: (load[i], i))
+        load[lightest] += len(page.examples) or 1
+        if lightest == index - 1:
+            mine.add(page.rel)
+    return [p for p in pages if p.rel in mine]
 
 
 def probe_gpu() -> str | None:
     """The GPU's name, or None. Asked in a forked child so that this process never initialises CUDA."""
     if not any(Path("/dev").glob("nvidia*")) and not Path("/proc/driver/nvidia").exists():
         return None  # no NVIDIA driver on this machine: no need to import torch to know
-    recv, send = _fork.Pipe(duplex=False)
-    child = _fork.Process(target=_probe, args=(send,))
+    recv, send = fork_context.Pipe(duplex=False)
+    child = fork_context.Process(target=_probe, args=(send,))
     child.start()
     send.close()
     name = recv.recv() if recv.poll(120) else None
@@ -224,16 +223,22 @@ def verify(
     cache_path: Path | None = None,
     block_limit: int = BLOCK_LIMIT,
     measure: bool = False,
+    shard: tuple[int, int] | None = None,
 ) -> Report:
     started = time.perf_counter()
-    warm_up()  # the warm process imports torch while pages are read
+    if not use_cache:
+        start_process()  # every page will run: the warm process imports torch while pages are read
     pages = [parse_page(p) for p in collect(paths)]
+    if shard is not None:
+        pages = shard_of(pages, *shard)
     report = Report()
     report.unreadable = [f"{p.rel}:{x.line}: {x.code} {x.message}" for p in pages if p.unreadable for x in p.problems]
     pages = [p for p in pages if not p.unreadable]
     env = record.environment()
     gpu = probe_gpu() if "cuda" in devices else None
-    machines = {"cpu": cpu_label(), "cuda": gpu or "no GPU"}
+    # The CPU's label keys the cache; when this machine's is known, a run whose pages are all cached never starts
+    # the warm process (its torch import is most of a cached run's time).
+    machines = {"cpu": machine.known_cpu_label() or cpu_label(), "cuda": gpu or "no GPU"}
     cache = Cache(cache_path or CACHE, enabled=use_cache, machine=machines["cpu"])
     planned: dict[tuple[str, str], list[Outcome]] = {}
     to_run: list[Job] = []
@@ -260,7 +265,8 @@ def verify(
 
     execute.FULL_TIMING = update  # samples written to a page are measured in full; checks run timings short
     try:
-        run_jobs(to_run, workers=jobs or _default_jobs(), memory_limit=memory_limit, on_done=done)
+        if to_run:
+            run_jobs(to_run, workers=jobs or _default_jobs(), memory_limit=memory_limit, on_done=done)
     finally:
         progress.close()
     report.jobs, report.pages_run = to_run, len(to_run)
@@ -288,7 +294,7 @@ def verify(
                 _machine_outputs(page, device, outcomes, outputs, secrets, report)
     if record_path is not None:
         # a full run forgets pages that no longer exist
-        alive = {p.rel for p in pages} if paths is None else None
+        alive = {p.rel for p in pages} if paths is None and shard is None else None
         record.update(record_path, results, env, machines, alive, outputs)
     cache.save()
     report.seconds = time.perf_counter() - started

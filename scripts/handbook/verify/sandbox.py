@@ -29,6 +29,7 @@ import socket
 import struct
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -123,10 +124,35 @@ def _probe_cgroups() -> str | None:
             (base / "handbook").mkdir(exist_ok=True)
         except OSError as exc:
             return f"cannot create cgroups under {base} ({exc.strerror})"
-    from handbook.verify.cells import remove_stale_cgroups
-
     remove_stale_cgroups()
     return None
+
+
+def remove_stale_cgroups() -> list[str]:
+    """Cgroups of warm processes that were killed: end what is left in them and remove them."""
+    problems = []
+    for controller in (*CONTROLLERS, FAIRNESS):
+        for path in (CGROUP_V1 / controller / "handbook").glob("*-*"):
+            owner = path.name.split("-")[0]
+            if not owner.isdigit() or Path(f"/proc/{owner}").exists():
+                continue
+            try:
+                for pid in (path / "cgroup.procs").read_text().split():
+                    os.kill(int(pid), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
+            deadline = time.monotonic() + 0.5
+            while path.exists():
+                try:
+                    path.rmdir()
+                except OSError as exc:
+                    if time.monotonic() > deadline:
+                        problems.append(f"{path}: {exc.strerror}")
+                        break
+                    time.sleep(0.005)
+    for problem in problems:
+        print(f"WARNING: a cgroup of an earlier run could not be removed: {problem}", file=sys.stderr)
+    return problems
 
 
 def _probe_fairness() -> bool:

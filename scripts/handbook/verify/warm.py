@@ -24,7 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from handbook.verify import channel, kernel, sandbox, terminal
+from handbook.verify import channel, kernel, pool, sandbox, terminal
 
 HUGE_PAGES = "glibc.malloc.hugetlb=1"  # malloc'd memory on transparent huge pages (glibc >= 2.35)
 REPLY_LIMIT = 1 << 30  # bytes of one message from the warm process (a page's results; outputs are capped)
@@ -190,6 +190,16 @@ def cpu_label() -> str:
     return process().ready().get("label", "unknown CPU")
 
 
+def run_jobs(jobs: list[pool.Job], workers: int, memory_limit: int | None = None, on_done=None) -> list[pool.Job]:
+    """Run every job in the warm process; call on_done(job) as each finishes. Faults fail that job only."""
+    return process().run(jobs, workers, memory_limit, on_done)
+
+
+def start_process() -> None:
+    """Start the warm process now (it imports torch while the verifier reads pages)."""
+    process()
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The warm process's side
 
@@ -217,7 +227,7 @@ def warm_up() -> None:
 
 
 def main(config: dict) -> int:
-    from handbook.verify import execute, isa, machine, pool
+    from handbook.verify import execute, isa, machine
     from handbook.verify.cells import Cgroups
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -274,7 +284,10 @@ def _replier(replies: int, jobs: list):
 
 
 if __name__ == "__main__":
-    code = main(json.loads(sys.argv[1]))
+    try:
+        code = main(json.loads(sys.argv[1]))
+    except SystemExit as stop:  # SIGTERM (the verifier closing it), even in the middle of importing torch
+        code = stop.code if isinstance(stop.code, int) else 1
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # not torch's finalizers: nothing of them matters, and a SIGTERM then would only add noise

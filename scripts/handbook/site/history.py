@@ -12,6 +12,7 @@ from pathlib import Path
 
 from handbook.i18n.strings import t
 from handbook.releases import versions
+from handbook.site.nav import docs_path, title
 from handbook.verify.document import Page
 
 STATE = {"present": "✓", "absent": "—", "unknown": "?"}
@@ -127,7 +128,7 @@ def _what(ex) -> str:
 
 
 def _span(releases: list[str], chosen) -> str:
-    ranges = versions._ranges(releases, set(chosen))
+    ranges = versions.ranges(releases, set(chosen))
     return ", ".join(_label(a) if a == b else f"{_label(a)} … {_label(b)}" for a, b in ranges)
 
 
@@ -331,17 +332,15 @@ _NAME = re.compile(r"\btorch(?:vision)?(?:\.\w+)+|(?<=`)\w+(?=`)")
 
 def replacements(message: str) -> list[str]:
     """The names a deprecation message recommends instead: those after its "use …" / "instead" clause."""
-    cut = versions._REPLACEMENT.search(versions._URL.sub("", message))
+    cut = versions.REPLACEMENT.search(versions.URL.sub("", message))
     if cut is None:
         return []
-    found = _NAME.findall(versions._URL.sub("", message)[cut.start() :])
+    found = _NAME.findall(versions.URL.sub("", message)[cut.start() :])
     return list(dict.fromkeys(found))
 
 
 def deprecations_page(pages: list[Page], docs: Path, data: dict | None = None) -> str:
     """Every API that warns in the newest probed release, since when, the text, and its page."""
-    from handbook.site.nav import docs_path, title
-
     data = versions.load() if data is None else data
     lines = [
         "# Deprecations",
