@@ -119,3 +119,20 @@ def test_blocks_under_a_two_space_bullet_stay_in_the_list_as_python_markdown_rea
     html = markdown.markdown("\n".join(four_space_lists(page)), extensions=extensions)
     assert "```" not in html and "<details" in html and html.count("<li>") == 2
     assert html.rstrip().endswith("<p>After the list.</p>")
+
+
+def test_an_output_holding_a_fence_renders_as_one_block(tmp_path):
+    from markdown_it import MarkdownIt
+
+    from handbook.verify.fences import fence_for
+
+    assert fence_for("a ``` b") == "````" and fence_for("x\n````\ny") == "`````" and fence_for("plain") == "```"
+    inner = "`````\n````\n```"  # runs of 5, 4 and 3 backticks inside an output
+    page = PAGE.replace("```output\n1\n```", "`````` output\n" + inner + "\n``````").replace(
+        "```output cuda\n2\n```", ""
+    )
+    path = tmp_path / "cat.md"
+    path.write_text(page)
+    out = render.render(page, path, {"pages": {}})
+    fences = [tok for tok in MarkdownIt().parse(out) if tok.type == "fence" and tok.content.startswith("`````")]
+    assert [tok.content for tok in fences] == [inner + "\n"]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from handbook import DOCS, ROOT
 from handbook.verify.document import parse_page
+from handbook.verify.fences import fence_for
 
 SCHEMA = Path(__file__).with_name("changes.schema.json")
 COMMITTED = ROOT / "changes"  # committed reports: changes/torch-X.Y.Z.json feed the generated page
@@ -325,7 +326,8 @@ def version(report: dict, side: str) -> str:
 
 def _fence(text: str, indent: str = "") -> list[str]:
     body = text if text.strip() else "(no output)"
-    return [f"{indent}```text", *[indent + line for line in body.split("\n")], f"{indent}```"]
+    fence = fence_for(body)
+    return [f"{indent}{fence}text", *[indent + line for line in body.split("\n")], f"{indent}{fence}"]
 
 
 def _describe(entry: dict, link, statuses: bool = True) -> list[str]:

@@ -14,6 +14,7 @@ from handbook.i18n.strings import t
 from handbook.releases import versions
 from handbook.site.nav import docs_path, title
 from handbook.verify.document import Page
+from handbook.verify.fences import fence_for
 
 STATE = {"present": "✓", "absent": "—", "unknown": "?"}
 SHOWN = ("same", "ran")
@@ -112,7 +113,7 @@ def strip(releases: list[str], found: dict, examples: list[dict]) -> list[str]:
 
 
 def _fence(text: str, title: str, indent: str) -> list[str]:
-    fence = "````" if "```" in text else "```"
+    fence = fence_for(text)
     body = [f"{indent}{line}" if line else "" for line in (text.rstrip("\n") or t("(prints nothing)")).split("\n")]
     return [f'{indent}{fence}text title="{title}"', *body, f"{indent}{fence}"]
 

@@ -17,6 +17,7 @@ from handbook.site import copyable, coverage, history
 from handbook.site.official import official_markdown
 from handbook.verify import record as records
 from handbook.verify.document import Example, Page, parse_page
+from handbook.verify.fences import fence_for
 
 DEVICE_LABEL = {"cpu": "CPU", "cuda": "CUDA"}
 GPU_ONLY = "# this example needs a GPU"
@@ -80,7 +81,7 @@ def _output_lines(ex: Example) -> list[str]:
             if out.header.sample:
                 title += t(" — measured on {where}", where=out.header.sample)
         title = title.replace('"', "'")
-        fence = "````" if "```" in out.text else "```"
+        fence = fence_for(out.text)
         body = [f"{ind}{line}" if line else "" for line in out.text.rstrip("\n").split("\n")]
         return [f'{ind}{fence}text title="{title}"', *body, f"{ind}{fence}"]
 
@@ -109,7 +110,7 @@ def _machine_lines(ex: Example, recorded: dict[str, dict[str, dict]]) -> list[st
     lines = ["", f"{ind}*{intro}*", ""]
     for machine, found in tabs:
         text = found["output"].rstrip("\n") or t("(prints nothing)")
-        fence = "````" if "```" in text else "```"
+        fence = fence_for(text)
         title = t(
             "Output on {machine} · torch {torch} · {date}", machine=machine, torch=found["torch"], date=found["date"]
         )

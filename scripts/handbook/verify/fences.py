@@ -148,3 +148,9 @@ def parse_output_header(words: list[str]) -> OutputHeader:
     if ("sample" in attrs) != ("code" in attrs):
         raise FenceError("sample= and code= come together (the verifier writes both)")
     return OutputHeader(label, attrs.get("sample"), attrs.get("code"))
+
+
+def fence_for(text: str) -> str:
+    """The shortest backtick fence that the text cannot close: longer than every run of backticks in it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)

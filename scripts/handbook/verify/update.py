@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from handbook.verify import record
 from handbook.verify.compare import matches, matches_on_cuda, normalize
 from handbook.verify.document import Example, Page
-from handbook.verify.fences import OutputHeader
+from handbook.verify.fences import OutputHeader, fence_for
 from handbook.verify.paths import UnsafePath
 
 BLOCK_LIMIT = 64 * 1024  # bytes of captured output --update writes into one block, at most
@@ -24,16 +24,9 @@ class NewBlock:
     code: str | None = None
 
 
-def _fence_for(text: str) -> str:
-    fence = "```"
-    while fence in text:
-        fence += "`"
-    return fence
-
-
 def _block_lines(indent: str, header: OutputHeader, text: str) -> list[str]:
     body = normalize(text)
-    fence = _fence_for(body)
+    fence = fence_for(body)
     lines = [f"{indent}{line}" if line else "" for line in body.split("\n")]
     return [f"{indent}{fence}{header.fence_words()}", *lines, f"{indent}{fence}"]
 
