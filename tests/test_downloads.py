@@ -82,3 +82,10 @@ def test_what_cannot_run_everywhere_is_made_safe_not_dropped(tmp_path):
     blocks = json.loads(downloads.blocks_json(page))
     assert [b["setup"] for b in blocks["blocks"]] == [False, True, False, True]
     assert blocks["setup"].startswith("import torch")
+
+
+def test_a_notebook_is_the_same_on_every_build():
+    page = parse_page(DOCS / "torch" / "cat.md")
+    first = downloads.notebook(page, "torch.cat", "https://example.invalid/")
+    assert first == downloads.notebook(parse_page(DOCS / "torch" / "cat.md"), "torch.cat", "https://example.invalid/")
+    assert [c.id for c in nbformat.reads(first, 4).cells][:2] == ["cell-0", "cell-1"]

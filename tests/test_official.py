@@ -52,3 +52,9 @@ def test_official_definition_comes_from_the_installed_torch():
     assert "/stable/" not in text
     assert "Applies a 2D convolution" in "\n".join(official_markdown("torch.nn.Conv2d"))  # built with .format()
     assert official_markdown("torch.no_such_api") == []
+
+
+def test_a_signature_shows_no_memory_address():
+    # torch.nn.Transformer's defaults are a function and a CompilationUnit: repr() names their address
+    shown = "\n".join(official_markdown("torch.nn.Transformer"))
+    assert "<function relu>" in shown and " at 0x" not in shown

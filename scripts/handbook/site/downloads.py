@@ -89,6 +89,8 @@ def notebook(page: Page, title: str, url: str) -> str:
             cell.outputs = [new_output("stream", name="stdout", text=text)]
         cells.append((ex.line, cell))
     nb = new_notebook(cells=[c for _, c in sorted(cells, key=lambda x: x[0])])
+    for i, cell in enumerate(nb.cells):  # nbformat draws random ids: number them, so a rebuild is identical
+        cell.id = f"cell-{i}"
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nbformat.writes(nb)  # validated by the tests (nbformat.validate is slow: not on every build)
 

@@ -202,6 +202,9 @@ def wrapped(line: str) -> list[str]:
     return [line[: start + 1], *(f"    {p}," for p in params), line[end:]]
 
 
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
+
+
 def official_markdown(api: str) -> list[str]:
     """Markdown lines: the signature, the converted docstring (collapsed), and the upstream link."""
     try:
@@ -211,6 +214,7 @@ def official_markdown(api: str) -> list[str]:
     lines = []
     sig = signature_text(api)
     if sig:
+        sig = _ADDRESS.sub(">", sig)  # `<function relu at 0x7f...>`: a memory address would change every build
         shown = [x for line in sig.split("\n") for x in wrapped(line)]
         lines += [f'```python title="{t("Signature (from the installed torch)")}"', *shown, "```", ""]
     doc = inspect.getdoc(obj) or ""
