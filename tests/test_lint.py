@@ -1,5 +1,6 @@
 """Every lint code has a failing fixture page, and on that page exactly that code fires."""
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -170,6 +171,21 @@ def test_signature_overrides_hold_in_the_installed_torch():
         assert cls(other=cls([3])).tolist() == [3] and cls(storage=cls([4]).untyped_storage()).tolist() == [4]
         with pytest.raises(TypeError):
             cls(bogus=1)
+    # torch.cuda.FloatTensor parses the same keywords (its first call warns that it is no longer recommended)
+    cuda_cls = torch.cuda.FloatTensor
+    storage = torch.FloatTensor([4]).untyped_storage()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for keyword, value in (("data", [1.0]), ("size", (2,)), ("storage", storage), ("device", "cuda")):
+            if torch.cuda.is_available():
+                cuda_cls(**{keyword: value})
+            else:
+                with pytest.raises(RuntimeError):  # parsed: it gets as far as starting CUDA
+                    cuda_cls(**{keyword: value})
+        with pytest.raises(TypeError, match="expected TensorOptions"):  # a CPU tensor as `other`: parsed, refused
+            cuda_cls(other=torch.FloatTensor([3]))
+        with pytest.raises(TypeError, match="invalid combination of arguments"):
+            cuda_cls(bogus=1)
 
 
 def test_category_vocabulary_rejects_bad_files(tmp_path):
