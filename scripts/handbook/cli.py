@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     u = sub.add_parser("upgrade", help="what moving to another torch release changes: a changes report")
     u.add_argument("version", help="the candidate torch release, e.g. 2.16.0")
-    u.add_argument("--torchvision", help="the candidate's torchvision (default: upgrade.TORCHVISION, else pip's pick)")
+    u.add_argument("--torchvision", help="the candidate's torchvision (default: the envs.TORCHVISION table)")
     u.add_argument("--from", dest="baseline", metavar="VERSION", help="baseline release (default: the project's)")
     u.add_argument("--out", help="report folder (default: .handbook-envs/reports/torch-OLD-to-NEW/)")
     u.add_argument("--jobs", type=int, default=None, help="pages run at once by each verify")
