@@ -126,7 +126,7 @@ def _verify(args) -> int:
         return portability_main(args.paths or None, args.jobs)
     import signal
 
-    from handbook.verify import record
+    from handbook.verify import record, warm
     from handbook.verify.paths import UnsafePath
     from handbook.verify.runner import print_report, verify, write_results
 
@@ -148,6 +148,8 @@ def _verify(args) -> int:
     except (FileNotFoundError, UnsafePath) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        warm.stop()
     print_report(report, devices)
     if args.results:
         write_results(report, Path(args.results), record.environment())
