@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     u = sub.add_parser("upgrade", help="what moving to another torch release changes: a changes report")
     u.add_argument("version", help="the candidate torch release, e.g. 2.16.0")
-    u.add_argument("--torchvision", help="the candidate's torchvision (default: upgrade.TORCHVISION, else pip's pick)")
+    u.add_argument("--torchvision", help="the candidate's torchvision (default: the envs.TORCHVISION table)")
     u.add_argument("--from", dest="baseline", metavar="VERSION", help="baseline release (default: the project's)")
     u.add_argument("--out", help="report folder (default: .handbook-envs/reports/torch-OLD-to-NEW/)")
     u.add_argument("--jobs", type=int, default=None, help="pages run at once by each verify")
@@ -126,7 +126,7 @@ def _verify(args) -> int:
         return portability_main(args.paths or None, args.jobs)
     import signal
 
-    from handbook.verify import record
+    from handbook.verify import record, warm
     from handbook.verify.paths import UnsafePath
     from handbook.verify.runner import print_report, verify, write_results
 
@@ -148,6 +148,8 @@ def _verify(args) -> int:
     except (FileNotFoundError, UnsafePath) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        warm.stop()
     print_report(report, devices)
     if args.results:
         write_results(report, Path(args.results), record.environment())

@@ -1,8 +1,12 @@
 """Cached virtual environments, one per torch release, for tools that run the handbook under another torch.
 
-    env = envs.create("2.0.1")      # .handbook-envs/torch-2.0.1, with torch, the matching torchvision, the tool's deps
-    env.python                      # its interpreter
-    envs.prune("2.0.1")             # delete it (old releases are several GB each)
+    env, cost = envs.create("2.0.1")   # .handbook-envs/torch-2.0.1, with torch, the matching torchvision, the tool's deps
+    env.python                         # its interpreter
+    envs.create("2.16.0", full=True)   # every requirement of requirements.txt too (`upgrade` runs lint and the site)
+    envs.prune("2.0.1")                # delete it (old releases are several GB each)
+
+The one manager of `.handbook-envs/` (the version probe and `upgrade` both use it): one marker, `.complete`,
+listing what the environment holds; asked for more, an environment is topped up, never deleted and rebuilt.
 
 Each environment gets the dependencies of its release's time: the torchvision built for it and, for torch
 releases built against NumPy 1.x, numpy < 2. The tool's own non-torch requirements are installed at the
@@ -20,6 +24,9 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from handbook import ROOT
 
@@ -47,6 +54,8 @@ TORCHVISION = {
     "2.14": "0.29.1",
     "2.15": "0.29.2",
 }
+# A patch release whose torchvision differs from its minor's (each torchvision pins one torch release exactly).
+TORCHVISION_OF_RELEASE = {"2.14.0": "0.29.0"}
 FIRST_NUMPY2 = (2, 3)
 LAST_SIX = (2, 2)  # torch releases before 2.3 were built against NumPy 1.x
 # What the tool itself needs to run (verify, the probe): taken at the project's pins from requirements.txt.
@@ -62,21 +71,32 @@ def key(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:3])
 
 
-def requirements(version: str) -> list[str]:
-    """What pip installs into the environment of this torch release."""
+def torchvision_for(version: str) -> str | None:
+    return TORCHVISION_OF_RELEASE.get(version.split("+")[0], TORCHVISION.get(minor(version)))
+
+
+def project_requirements() -> list[Requirement]:
+    """requirements.txt, read by `packaging` (comments, markers and extras as pip reads them)."""
+    lines = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    return [Requirement(line.split("#")[0].strip()) for line in lines if line.split("#")[0].strip()]
+
+
+def requirements(version: str, torchvision: str | None = None, full: bool = False) -> list[str]:
+    """What pip installs into the environment of this torch release: torch, its torchvision (`torchvision` overrides
+    the table; no table entry and no override: none), the NumPy of its time, and the tool's own requirements at the
+    project's pins (full=True: every other requirement of requirements.txt, as `upgrade` needs)."""
     reqs = [f"torch=={version}"]
-    vision = TORCHVISION.get(minor(version))
+    vision = torchvision or torchvision_for(version)
     if vision:
         reqs.append(f"torchvision=={vision}")
+    pinned = {canonicalize_name(r.name): str(r) for r in project_requirements()}
+    if full:
+        reqs += [line for name, line in pinned.items() if name not in ("torch", "torchvision")]
+        return reqs
     reqs.append("numpy<2" if key(version)[:2] < FIRST_NUMPY2 else "numpy")
     if key(version)[:2] < LAST_SIX:
         reqs.append("six")  # their torch.utils.tensorboard imports six, which tensorboard no longer brings
-    pins = {}
-    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^([A-Za-z0-9_.-]+)==(\S+)", line.strip())
-        if m:
-            pins[m.group(1).lower()] = m.group(0)
-    reqs += [pins.get(name.lower(), name) for name in TOOL_REQUIREMENTS]
+    reqs += [pinned.get(canonicalize_name(name), name) for name in TOOL_REQUIREMENTS]
     return reqs
 
 
@@ -91,6 +111,10 @@ class Env:
 
     def exists(self) -> bool:
         return (self.path / ".complete").exists()
+
+    def holds(self) -> set[str]:
+        """The requirements it was installed with (its marker)."""
+        return set((self.path / ".complete").read_text().split()) if self.exists() else set()
 
     def size(self) -> int:
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file() and not f.is_symlink())
@@ -110,40 +134,39 @@ def pip_environment() -> dict[str, str]:
     return env
 
 
-def create(version: str, root: Path = ENVS, python: str = sys.executable, log=None) -> tuple[Env, dict]:
-    """The environment of this torch release, installed if it is not there yet; and what installing cost
-    ({} when it was already there): seconds, bytes downloaded (as pip reports them) and bytes on disk."""
+def create(
+    version: str,
+    root: Path = ENVS,
+    python: str = sys.executable,
+    log=None,
+    torchvision: str | None = None,
+    full: bool = False,
+) -> tuple[Env, dict]:
+    """The environment of this torch release, installed if it is not there yet, topped up if it lacks something
+    asked for; and what installing cost ({} when nothing was installed): seconds, bytes downloaded (as pip reports
+    them) and bytes on disk."""
     env = env_for(version, root)
-    if env.exists():
+    wanted = requirements(version, torchvision, full)
+    missing = [r for r in wanted if r not in env.holds()]
+    if env.exists() and not missing:
         return env, {}
-    if env.path.exists():  # a half-made environment from an interrupted run
+    if env.path.exists() and not env.exists():  # a half-made environment from an interrupted run
         shutil.rmtree(env.path)
     root.mkdir(parents=True, exist_ok=True)
+    (root / ".gitignore").write_text("*\n")
     started = time.monotonic()
-    subprocess.run([python, "-m", "venv", str(env.path)], check=True)
+    if not env.exists():
+        subprocess.run([python, "-m", "venv", str(env.path)], check=True)
+    pip = [str(env.python), "-m", "pip", "install", "--no-cache-dir", "--no-compile", "--progress-bar", "off"]
     proc = subprocess.run(
-        [
-            str(env.python),
-            "-m",
-            "pip",
-            "install",
-            "--no-cache-dir",
-            "--no-compile",
-            "--progress-bar",
-            "off",
-            *requirements(version),
-        ],
-        env=pip_environment(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+        [*pip, *missing], env=pip_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     if log is not None:
         log.write(proc.stdout)
     if proc.returncode:
         tail = "\n".join(proc.stdout.splitlines()[-15:])
         raise RuntimeError(f"installing torch {version} failed:\n{tail}")
-    (env.path / ".complete").write_text(" ".join(requirements(version)) + "\n")
+    (env.path / ".complete").write_text(" ".join(sorted(env.holds() | set(wanted))) + "\n")
     cost = {
         "install_seconds": round(time.monotonic() - started, 1),
         "download_bytes": downloaded_bytes(proc.stdout),

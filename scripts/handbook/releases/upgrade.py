@@ -23,18 +23,6 @@ from pathlib import Path
 from handbook import ROOT
 from handbook.releases import envs
 
-ENVS = ROOT / ".handbook-envs"
-REQUIREMENTS = ROOT / "requirements.txt"
-
-# torchvision release that goes with each torch release (https://github.com/pytorch/vision#installation).
-# A release not listed here gets whatever torchvision pip resolves beside the pinned torch (the newest that fits).
-TORCHVISION = {
-    "2.13.0": "0.28.0",
-    "2.14.0": "0.29.0",
-    "2.14.1": "0.29.1",
-    "2.15.0": "0.29.2",
-}
-
 
 def _shown(path: Path) -> str:
     """A path as the log shows it: relative to the project when inside it."""
@@ -42,18 +30,7 @@ def _shown(path: Path) -> str:
 
 
 def env_dir(version: str) -> Path:
-    return ENVS / f"torch-{version}"
-
-
-def requirements_for(version: str, torchvision: str | None) -> list[str]:
-    """requirements.txt with torch and torchvision replaced by the candidate's."""
-    lines = [f"torch=={version}", f"torchvision=={torchvision}" if torchvision else "torchvision"]
-    for raw in REQUIREMENTS.read_text(encoding="utf-8").splitlines():
-        line = raw.split("#")[0].strip()
-        name = line.split("==")[0].split(">")[0].split("<")[0].strip().lower()
-        if line and name not in ("torch", "torchvision"):
-            lines.append(line)
-    return lines
+    return envs.env_for(version).path
 
 
 def installed_versions(python: Path) -> dict[str, str]:
@@ -66,33 +43,21 @@ def installed_versions(python: Path) -> dict[str, str]:
 
 
 def ensure_env(version: str, torchvision: str | None = None, log=print) -> Path:
-    """The python of the environment holding torch==version; created (and installed) only when absent."""
-    folder = env_dir(version)
-    python = folder / "bin" / "python"
-    stamp = folder / ".installed"
-    if stamp.exists() and python.exists():
-        log(f"reusing {_shown(folder)} ({stamp.read_text().strip()})")
-        return python
-    torchvision = torchvision or TORCHVISION.get(version)
-    ENVS.mkdir(exist_ok=True)
-    (ENVS / ".gitignore").write_text("*\n")
-    base = Path(getattr(sys, "_base_executable", sys.executable))
-    log(f"creating {_shown(folder)} with {base}")
-    subprocess.run([str(base), "-m", "venv", "--clear", str(folder)], check=True)
-    reqs = folder / "requirements.txt"
-    reqs.write_text("\n".join(requirements_for(version, torchvision)) + "\n")
-    env = envs.pip_environment()  # the machine's pip cap lifted, no wheel cache: as for every release env
-    start = time.monotonic()
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True, env=env)
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-r", str(reqs)], check=True, env=env)
-    versions = installed_versions(python)
+    """The python of the environment holding torch==version and every requirement of the project (envs.create:
+    reused when present, topped up when it lacks one, e.g. after the version probe made it)."""
+    env = envs.env_for(version)
+    if env.exists() and not [r for r in envs.requirements(version, torchvision, full=True) if r not in env.holds()]:
+        log(f"reusing {_shown(env.path)}")
+        return env.python
+    log(f"installing torch {version} and the project's requirements into {_shown(env.path)}")
+    env, cost = envs.create(version, torchvision=torchvision, full=True)
+    versions = installed_versions(env.python)
     if versions["torch"].split("+")[0] != version:
-        raise RuntimeError(f"{folder} holds torch {versions['torch']}, not {version}")
-    stamp.write_text(f"torch {versions['torch']}, torchvision {versions['torchvision']}\n")
+        raise RuntimeError(f"{env.path} holds torch {versions['torch']}, not {version}")
     log(
-        f"installed torch {versions['torch']}, torchvision {versions['torchvision']} in {time.monotonic() - start:.0f} s"
+        f"installed torch {versions['torch']}, torchvision {versions['torchvision']} in {cost['install_seconds']:.0f} s"
     )
-    return python
+    return env.python
 
 
 def run_side(python: Path, out: Path, paths: list[str], jobs: int | None, log=print) -> dict:
@@ -162,7 +127,7 @@ def main(
 
     old_python, new_python = python_for(baseline), python_for(version)
     old_label, new_label = baseline or here, version
-    folder = Path(out) if out else ENVS / "reports" / f"torch-{old_label}-to-{new_label}"
+    folder = Path(out) if out else envs.ENVS / "reports" / f"torch-{old_label}-to-{new_label}"
     print(f"upgrade report: torch {old_label} ({old_python}) -> torch {new_label} ({new_python})")
     sides = {}
     for side, python in (("old", old_python), ("new", new_python)):

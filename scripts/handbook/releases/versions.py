@@ -86,8 +86,8 @@ def probe_release(release: str, folder: Path = SHARDS, force: bool = False, keep
     python: Path | str = sys.executable
     made = False
     if _installed_torch(sys.executable) != release:
+        made = not envs.env_for(release).exists()  # only an environment made here is pruned (not upgrade's)
         env, installed = envs.create(release, log=open(os.devnull, "w"))
-        made = bool(installed)
         cost.update(installed)
         python = env.python
     started = time.monotonic()

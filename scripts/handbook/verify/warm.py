@@ -180,7 +180,10 @@ def process() -> WarmProcess:
 
 
 @atexit.register
-def _stop() -> None:
+def stop() -> None:
+    """End the warm process and wait for it. `python -m handbook` leaves with os._exit (see __main__.py), which runs
+    no atexit hook: a command that started it calls this first, so no warm process outlives it (and writes its
+    teardown noise into the caller's output after the command has returned)."""
     if _current is not None:
         _current.close()
 
