@@ -45,19 +45,22 @@ def run(site: Path, binary: str, pages: list[str] = PAGES) -> dict[str, dict]:
     with serve(site, compress=True) as base, tempfile.TemporaryDirectory() as tmp:
         for page in pages:
             path = Path(tmp) / "report.json"
-            subprocess.run(
-                [
-                    binary,
-                    base + page,
-                    "--quiet",
-                    "--output=json",
-                    f"--output-path={path}",
-                    "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
-                ],
-                env=env,
-                check=True,
-                capture_output=True,
-            )
+            command = [
+                binary,
+                base + page,
+                "--quiet",
+                "--output=json",
+                f"--output-path={path}",
+                "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+            ]
+            for _attempt in (1, 2):  # a loaded machine can miss Lighthouse's page-load timeout once
+                done = subprocess.run(command, env=env, capture_output=True, text=True)
+                if done.returncode == 0:
+                    break
+            if done.returncode:
+                tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+                out[page or "(home)"] = {"error": f"lighthouse exited {done.returncode}: " + " | ".join(tail)}
+                continue
             report = json.loads(path.read_text())
             out[page or "(home)"] = {**scores(report), "failing": failing_audits(report)}
     return out
@@ -71,7 +74,12 @@ def main(site: str, binary: str | None) -> int:
             file=sys.stderr,
         )
         return 2
+    errors = 0
     for page, result in run(Path(site), binary).items():
+        if "error" in result:
+            print(f"{page}: {result['error']}")
+            errors += 1
+            continue
         cells = " ".join(f"{c} {result[c]}" for c in CATEGORIES)
         print(f"{page}: {cells}" + (f" (failing: {', '.join(result['failing'])})" if result["failing"] else ""))
-    return 0
+    return 1 if errors else 0
