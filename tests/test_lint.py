@@ -171,6 +171,11 @@ def test_signature_overrides_hold_in_the_installed_torch():
         assert cls(other=cls([3])).tolist() == [3] and cls(storage=cls([4]).untyped_storage()).tolist() == [4]
         with pytest.raises(TypeError):
             cls(bogus=1)
+    q, r = torch.linalg.qr(A=torch.eye(2), mode="reduced", out=(torch.empty(2, 2), torch.empty(2, 2)))
+    assert torch.equal(q @ r, torch.eye(2))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        torch.linalg.qr(torch.eye(2), bogus=1)
+
     # torch.cuda.FloatTensor parses the same keywords (its first call warns that it is no longer recommended)
     cuda_cls = torch.cuda.FloatTensor
     storage = torch.FloatTensor([4]).untyped_storage()
