@@ -136,3 +136,14 @@ def test_an_output_holding_a_fence_renders_as_one_block(tmp_path):
     out = render.render(page, path, {"pages": {}})
     fences = [tok for tok in MarkdownIt().parse(out) if tok.type == "fence" and tok.content.startswith("`````")]
     assert [tok.content for tok in fences] == [inner + "\n"]
+
+
+def test_head_hreflang_links_are_left_out_without_a_site_url():
+    from types import SimpleNamespace
+
+    from handbook.site.mkdocs_hooks import on_post_page
+
+    head = '<head>\n    <link rel="alternate" href="../.." hreflang="en">\n    <link rel="alternate" href="../../zh/" hreflang="zh">\n</head><a hreflang="zh" href="../zh/">中文</a>'
+    out = on_post_page(head, None, SimpleNamespace(site_url=None))
+    assert '<link rel="alternate"' not in out and '<a hreflang="zh" href="../zh/">' in out  # the switch stays
+    assert on_post_page(head, None, SimpleNamespace(site_url="https://example.org/")) == head

@@ -61,6 +61,17 @@ def on_page_context(context, page, config, **kwargs):
     return context
 
 
+# The theme announces the other language with <link rel="alternate" hreflang> in every page's head, its href
+# relative (the site has no site_url: it is served from anywhere and read offline). hreflang needs a fully-qualified
+# URL (Lighthouse's SEO audit fails a relative one), so without a site_url the head links are left out; the visible
+# language switch (overrides/partials/alternate.html) is unchanged.
+_HREFLANG_LINK = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
+
+
+def on_post_page(output, page, config, **kwargs):
+    return output if config.site_url else _HREFLANG_LINK.sub("", output)
+
+
 @event_priority(-50)
 def on_post_build(config, **kwargs):
     search_index.patch_worker(Path(config.site_dir))
