@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from processes import processes_with
 
 from handbook import ROOT
 from handbook.verify import sandbox
@@ -91,18 +92,6 @@ def _snapshot(folder: Path) -> dict[str, str]:
     }
 
 
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-    return found
-
-
 def _cgroups() -> set[str]:
     return {str(p) for c in ("memory", "pids", "cpu") for p in Path(f"/sys/fs/cgroup/{c}/handbook").glob("*-*")}
 
@@ -164,7 +153,7 @@ def world(tmp_path_factory) -> World:
             for row in json.loads((base / name).read_text())["examples"]:
                 rows[row["name"].split("docs/hostile/")[1]] = row
     time.sleep(0.5)
-    processes = _processes_with("9876.5")
+    processes = processes_with("9876.5")
     for pid in processes:
         os.kill(pid, signal.SIGKILL)
     folders = set(Path("/tmp").glob("handbook-page-*")) - folders_before

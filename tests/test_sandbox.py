@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import processes_with
 
 from handbook import ROOT
 from handbook.verify import sandbox
@@ -34,20 +35,8 @@ def by_line(report):
     return {o.example.line: o for o in report.outcomes}
 
 
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-    return found
-
-
 def _kill_all(marker: str) -> None:
-    for pid in _processes_with(marker):
+    for pid in processes_with(marker):
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -89,7 +78,7 @@ def test_no_process_outlives_the_page():
     try:
         report = run("processes.md")
         assert report.failed == 0, [o.detail for o in report.outcomes]
-        assert _processes_with("987.65") == []
+        assert processes_with("987.65") == []
     finally:
         _kill_all("987.65")
 
@@ -167,15 +156,15 @@ def test_a_killed_verifier_takes_its_pages_processes_with_it(tmp_path):
     )
     try:
         deadline = time.monotonic() + 60
-        while not _processes_with("876.541") and time.monotonic() < deadline:
+        while not processes_with("876.541") and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert _processes_with("876.541"), "the page never started its process"
+        assert processes_with("876.541"), "the page never started its process"
         verifier.kill()
         verifier.wait()
         deadline = time.monotonic() + 10
-        while _processes_with("876.541") and time.monotonic() < deadline:
+        while processes_with("876.541") and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert _processes_with("876.541") == []
+        assert processes_with("876.541") == []
     finally:
         verifier.kill()
         _kill_all("876.541")
@@ -211,7 +200,7 @@ def test_a_page_that_kills_its_process_group_is_reported_and_the_run_goes_on(tmp
         assert "done 1" in done.stdout, (done.stdout[-2000:], done.stderr[-2000:])
         assert "kill.md:9 [cpu] crashed: killed by SIGKILL" in done.stdout
         assert "docs/guides/broadcasting.md [cpu]" in done.stdout and re.search(r"\n\d+ passed, 1 failed", done.stdout)
-        assert _processes_with(marker), "the caller's sibling was killed"
+        assert processes_with(marker), "the caller's sibling was killed"
     finally:
         _kill_all(marker)
 
