@@ -13,7 +13,7 @@ from pathlib import Path
 from handbook import DOCS
 from handbook.i18n import catalog
 from handbook.i18n.strings import current, t
-from handbook.lint import audit
+from handbook.lint import audit, version_tags
 from handbook.lint import categories as category_vocabulary
 from handbook.lint import tags as vocabulary
 from handbook.lint.modules import Section, flatten, module_tree, place
@@ -207,6 +207,22 @@ def _module_of(page: Page, sections: list[Section]) -> str:
     return {"guide": "guides", "comparison": "comparisons"}.get(page.kind or "", Path(page.rel).parts[1])
 
 
+def version_debt(pages: list[Page]) -> list[str]:
+    """How many api pages the version data covers, and how many wait for the next probe (their Version history
+    says "Not probed yet"): the debt stays in view until `versions probe --again` runs."""
+    data = version_tags.load()
+    if not data:
+        return []
+    apis = [p.front["api"] for p in pages if p.kind == "api" and isinstance((p.front or {}).get("api"), str)]
+    waiting = [a for a in apis if a not in data.get("apis", {})]
+    return [
+        "",
+        f"**Version history**: {len(apis) - len(waiting)} of {len(apis)} api pages are in the version data "
+        f"({len(data['releases'])} torch releases probed); {len(waiting)} were written after the last probe and wait "
+        "for the next one (`python -m handbook versions probe --again`): their Version history says so.",
+    ]
+
+
 def verification_page(pages: list[Page], record: dict, docs: Path = DOCS) -> str:
     """A summary of what ran and what did not, then one compact, filterable row per page, problems first."""
     totals = coverage.totals(pages, record)
@@ -279,6 +295,7 @@ def verification_page(pages: list[Page], record: dict, docs: Path = DOCS) -> str
             f"{cov['100']['with_page']} of the top 100 and {cov['300']['with_page']} of the top 300 have a page of their own"
             + (f"; missing from the top 100: {', '.join(f'`{m}`' for m in missing)}." if missing else "."),
         ]
+    lines += version_debt(pages)
     lines += [
         "",
         "## Pages",
