@@ -416,8 +416,8 @@ def test_a_torch_name_without_a_page_offers_its_official_reference(built_site, b
             page, base if where == "online" else (request.getfixturevalue("offline_site") / "index.html").as_uri()
         )
         for query, name in [
-            ("torch.linalg.svd", "torch.linalg.svd"),
-            ("F.log_softmax", "torch.nn.functional.log_softmax"),
+            ("torch.linalg.lstsq", "torch.linalg.lstsq"),
+            ("F.gumbel_softmax", "torch.nn.functional.gumbel_softmax"),
         ]:
             results, _ = search(page, query, keys=where == "offline")
             first = page.eval_on_selector_all(

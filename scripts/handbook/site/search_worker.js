@@ -215,10 +215,13 @@ const hbRank = function (doc, clauses, metadata) {
   }
   const words = clauses.filter((clause) => clause.term.replace(/\*/g, "").length > 1); // "F" of F.conv2d names little
   const named = words.filter((clause) => within(clause, HB_NAMES, true)).length;
+  // Every word of a query of several is one of the page's names ("add dimension", "nan loss"): it outranks pages
+  // that only one of the words names (torch.add, addcmul_ for "add"), however often their text repeats the other.
+  if (words.length > 1 && named === words.length) return 15;
   return 1 + (words.length ? (4 * named) / words.length : 0);
 };
 
-// A torch name the handbook has no page for (torch.linalg.svd, F.log_softmax, torchvision.ops.nms) is answered
+// A torch name the handbook has no page for (torch.linalg.lstsq, F.gumbel_softmax, torchvision.ops.nms) is answered
 // first with the official reference for exactly that name, pinned to the release the handbook verifies
 // (search_index.patch_worker writes the addresses: official.upstream()). The names that have pages are the
 // articles' titles (an api page's title is its API).
