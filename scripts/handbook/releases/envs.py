@@ -116,6 +116,11 @@ class Env:
         """The requirements it was installed with (its marker)."""
         return set((self.path / ".complete").read_text().split()) if self.exists() else set()
 
+    def lacks(self, wanted: list[str]) -> list[str]:
+        """Of the requirements wanted, those it was not installed with."""
+        held = self.holds()
+        return [r for r in wanted if r not in held]
+
     def size(self) -> int:
         return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file() and not f.is_symlink())
 
@@ -147,7 +152,7 @@ def create(
     them) and bytes on disk."""
     env = env_for(version, root)
     wanted = requirements(version, torchvision, full)
-    missing = [r for r in wanted if r not in env.holds()]
+    missing = env.lacks(wanted)
     if env.exists() and not missing:
         return env, {}
     if env.path.exists() and not env.exists():  # a half-made environment from an interrupted run

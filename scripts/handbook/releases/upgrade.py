@@ -46,7 +46,7 @@ def ensure_env(version: str, torchvision: str | None = None, log=print) -> Path:
     """The python of the environment holding torch==version and every requirement of the project (envs.create:
     reused when present, topped up when it lacks one, e.g. after the version probe made it)."""
     env = envs.env_for(version)
-    if env.exists() and not [r for r in envs.requirements(version, torchvision, full=True) if r not in env.holds()]:
+    if env.exists() and not env.lacks(envs.requirements(version, torchvision, full=True)):
         log(f"reusing {_shown(env.path)}")
         return env.python
     log(f"installing torch {version} and the project's requirements into {_shown(env.path)}")
